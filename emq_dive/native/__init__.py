@@ -1,0 +1,1 @@
+"""The native twin on a real server: the EMQ module's C source and its builder."""
