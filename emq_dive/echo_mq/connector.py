@@ -1,0 +1,128 @@
+"""The connector: sends a script by SHA (wire 4) or as its native command (wire 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import redis
+
+from .scripts import Script
+
+WIRES = {4: "EVALSHA", 6: "native"}
+
+
+def _arg(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value).encode()
+    raise TypeError(f"cannot send {value!r} on the wire")
+
+
+def error_text(err: BaseException) -> str:
+    """The error's exact wire text, class word included."""
+    code = getattr(err, "status_code", None)
+    return f"{code} {err}" if code else str(err)
+
+
+def _as_sent(reply: Any) -> Any:
+    """A reply as RESP2 carries it: the embedded store hands back scores as floats, a server as bulk strings."""
+    if isinstance(reply, float):
+        return (str(int(reply)) if reply.is_integer() else "%.17g" % reply).encode()
+    if isinstance(reply, list):
+        return [_as_sent(item) for item in reply]
+    return reply
+
+
+def raw(client: redis.Redis, *args: Any) -> Any:
+    """Send one command and return the server's reply as parsed, with no client-side reshaping."""
+    pool = client.connection_pool
+    conn = pool.get_connection()
+    try:
+        conn.send_command(*args)
+        return _as_sent(conn.read_response())
+    finally:
+        pool.release(conn)
+
+
+def wire_text(args: Sequence[Any]) -> str:
+    """Render a command the way a person would type it at redis-cli."""
+    out = []
+    for arg in args:
+        text = _arg(arg).decode("utf-8", "backslashreplace")
+        needs_quotes = not text or any(c.isspace() or c in "\"'\\" for c in text)
+        out.append(repr(text) if needs_quotes else text)
+    return " ".join(out)
+
+
+def reply_text(reply: Any) -> str:
+    """Render a reply the way redis-cli prints it, on one line."""
+    if isinstance(reply, redis.ResponseError):
+        return f"(error) {error_text(reply)}"
+    if reply is None:
+        return "(nil)"
+    if isinstance(reply, int):
+        return f"(integer) {reply}"
+    if isinstance(reply, bytes):
+        return '"' + reply.decode("utf-8", "backslashreplace") + '"'
+    if isinstance(reply, list):
+        if not reply:
+            return "(empty array)"
+        return "[" + ", ".join(reply_text(item) for item in reply) + "]"
+    return str(reply)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One command on the wire and what came back (a value, or the error raised)."""
+
+    sent: tuple[bytes, ...]
+    reply: Any
+
+    @property
+    def failed(self) -> bool:
+        """True when the server answered with an error."""
+        return isinstance(self.reply, redis.ResponseError)
+
+    def __str__(self) -> str:
+        return f"{wire_text(self.sent)}\n→ {reply_text(self.reply)}"
+
+
+class Connector:
+    """Runs a script over one wire and records every exchange it makes."""
+
+    def __init__(self, client: redis.Redis, wire: int = 4) -> None:
+        if wire not in WIRES:
+            raise ValueError(f"wire must be 4 (EVALSHA) or 6 (native), not {wire!r}")
+        self.client = client
+        self.wire = wire
+        self.log: list[Exchange] = []
+
+    def send(self, *args: Any) -> Any:
+        """Send one raw command, record it, and return its reply or raise its error."""
+        sent = tuple(_arg(a) for a in args)
+        try:
+            reply = raw(self.client, *sent)
+        except redis.ResponseError as err:
+            self.log.append(Exchange(sent, err))
+            raise
+        self.log.append(Exchange(sent, reply))
+        return reply
+
+    def eval(self, script: Script, keys: Sequence[Any], argv: Sequence[Any]) -> Any:
+        """Run ``script`` with ``keys`` and ``argv``: by SHA on wire 4, as its native verb on wire 6."""
+        if self.wire == 6:
+            return self.send(script.native_verb, len(keys), *keys, *argv)
+        try:
+            return self.send("EVALSHA", script.sha, len(keys), *keys, *argv)
+        except redis.exceptions.NoScriptError:
+            self.send("SCRIPT", "LOAD", script.source)
+            return self.send("EVALSHA", script.sha, len(keys), *keys, *argv)
+
+    @property
+    def last(self) -> Exchange | None:
+        """The most recent exchange, if any."""
+        return self.log[-1] if self.log else None

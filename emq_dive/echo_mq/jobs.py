@@ -1,0 +1,86 @@
+"""The lease verbs: ``extend_locks`` (the batch) and ``extend_lock`` (the single)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import redis
+
+from . import keyspace, scripts
+from .connector import Connector, error_text
+
+
+class LeaseRefused(Exception):
+    """The single verb's refusal; ``reply`` is the server's error text."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        super().__init__(reply)
+
+
+class Gone(LeaseRefused):
+    """The job's row does not exist (EMQGONE)."""
+
+
+class Stale(LeaseRefused):
+    """The row's attempts differ from the caller's token (EMQSTALE)."""
+
+
+class NotActive(LeaseRefused):
+    """The id is not a member of active (EMQNOTACTIVE)."""
+
+
+class BadLease(ValueError):
+    """A lease that is not a positive integer number of milliseconds."""
+
+
+class BadToken(ValueError):
+    """A fencing token that is not an integer."""
+
+
+_REFUSALS = {"EMQGONE": Gone, "EMQSTALE": Stale, "EMQNOTACTIVE": NotActive}
+
+
+def check_lease(lease_ms: object) -> int:
+    """Return ``lease_ms`` when it is a positive int, else raise BadLease."""
+    if isinstance(lease_ms, bool) or not isinstance(lease_ms, int) or lease_ms <= 0:
+        raise BadLease(f"lease_ms must be a positive integer, not {lease_ms!r}")
+    return lease_ms
+
+
+def _token(job_id: str, token: object) -> str:
+    if isinstance(token, bool) or not isinstance(token, int):
+        raise BadToken(f"the token of {job_id!r} must be an integer, not {token!r}")
+    return str(token)
+
+
+def _decode(value: bytes | str) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+def extend_locks(conn: Connector, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> list[str]:
+    """Re-score every held lease under one clock read; return the ids not extended, in order."""
+    check_lease(lease_ms)
+    # every id is gated before the wire, so an ill-formed one never becomes a key
+    for job_id, _ in held:
+        keyspace.job_key(queue, job_id)  # @gate
+    pairs = [part for job_id, token in held for part in (job_id, _token(job_id, token))]  # @flatten
+    argv = [str(lease_ms), *pairs]  # @argv
+    keys = [keyspace.queue_key(queue, "active"), keyspace.queue_key(queue, "")]  # @keys
+    failed = conn.eval(scripts.extend_locks(), keys, argv)  # @send
+    return [_decode(job_id) for job_id in failed]  # @failed
+
+
+def extend_lock(conn: Connector, queue: str, job_id: str, token: int, lease_ms: int) -> None:
+    """Re-score one lease, or raise Gone, Stale or NotActive naming the check that refused."""
+    check_lease(lease_ms)
+    row = keyspace.job_key(queue, job_id)
+    keys = [keyspace.queue_key(queue, "active"), row]
+    argv = [str(lease_ms), job_id, _token(job_id, token)]
+    try:
+        conn.eval(scripts.extend_lock(), keys, argv)
+    except redis.ResponseError as err:
+        refusal = _REFUSALS.get(error_text(err).split(" ", 1)[0])
+        if refusal is None:
+            raise
+        raise refusal(error_text(err)) from None

@@ -1,0 +1,54 @@
+"""Key builders for one EchoMQ queue; every name is gated before a key exists."""
+
+from __future__ import annotations
+
+MAX_BYTES = 128
+_FORBIDDEN = {"{": "a '{'", "}": "a '}'", ":": "a ':'"}
+
+
+class IllFormed(ValueError):
+    """A queue name or job id that may not become part of a key."""
+
+    def __init__(self, value: object, rule: str) -> None:
+        self.value = value
+        self.rule = rule
+        super().__init__(f"ill-formed name {value!r}: {rule}")
+
+
+def gate(value: str | bytes) -> str:
+    """Return ``value`` as text when it may stand in a key, else raise IllFormed."""
+    if isinstance(value, bytes):
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise IllFormed(value, "it is not valid UTF-8") from None
+    elif isinstance(value, str):
+        text = value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise IllFormed(value, "it is not valid UTF-8") from None
+    else:
+        raise IllFormed(value, "it must be text")
+    if not text:
+        raise IllFormed(value, "it is empty")
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise IllFormed(value, f"it is over {MAX_BYTES} bytes")
+    for ch in text:
+        if ch in _FORBIDDEN:
+            raise IllFormed(value, f"it contains {_FORBIDDEN[ch]}")
+        if ch.isspace():
+            raise IllFormed(value, "it contains whitespace")
+        if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
+            raise IllFormed(value, "it contains a control character")
+    return text
+
+
+def queue_key(queue: str | bytes, suffix: str) -> str:
+    """The key ``emq:{<queue>}:<suffix>``; an empty suffix gives the queue base."""
+    return f"emq:{{{gate(queue)}}}:{suffix}"
+
+
+def job_key(queue: str | bytes, job_id: str | bytes) -> str:
+    """The row key ``emq:{<queue>}:job:<id>`` of one job."""
+    return queue_key(queue, "job:") + gate(job_id)

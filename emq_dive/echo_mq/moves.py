@@ -1,0 +1,63 @@
+"""The protocol moves a lesson uses to put jobs into their fates, each a real transaction."""
+
+from __future__ import annotations
+
+import redis
+
+from . import keyspace
+from .connector import raw
+
+
+def server_now_ms(client: redis.Redis) -> int:
+    """The server's clock, read with TIME, in milliseconds."""
+    seconds, micros = raw(client, "TIME")
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def enqueue(client: redis.Redis, queue: str, job_id: str, group: str | None = None) -> None:
+    """Write a job's row with ``attempts`` 0 (and its lane ``group``) and push it to pending."""
+    row = keyspace.job_key(queue, job_id)
+    fields = {"attempts": 0} if group is None else {"attempts": 0, "group": keyspace.gate(group)}
+    with client.pipeline(transaction=True) as tx:
+        tx.hset(row, mapping=fields)
+        tx.rpush(keyspace.queue_key(queue, "pending"), job_id)
+        tx.execute()
+
+
+def claim(client: redis.Redis, queue: str, job_id: str, lease_ms: int) -> int:
+    """Take a job from pending into active at now + lease; return the new attempts, the holder's token."""
+    row = keyspace.job_key(queue, job_id)
+    now = server_now_ms(client)
+    with client.pipeline(transaction=True) as tx:
+        tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
+        tx.hincrby(row, "attempts", 1)
+        tx.zadd(keyspace.queue_key(queue, "active"), {job_id: now + lease_ms})
+        _, attempts, _ = tx.execute()
+    return int(attempts)
+
+
+def reap(client: redis.Redis, queue: str, at_ms: int) -> list[str]:
+    """Move every lease whose deadline is at or before ``at_ms`` back to pending, keeping attempts."""
+    active = keyspace.queue_key(queue, "active")
+    lapsed = [m.decode() for m in client.zrangebyscore(active, "-inf", at_ms)]
+    for job_id in lapsed:
+        with client.pipeline(transaction=True) as tx:
+            tx.zrem(active, job_id)
+            tx.rpush(keyspace.queue_key(queue, "pending"), job_id)
+            tx.execute()
+    return lapsed
+
+
+def remove(client: redis.Redis, queue: str, job_id: str) -> None:
+    """Delete a job: its row, its place in active and in pending."""
+    with client.pipeline(transaction=True) as tx:
+        tx.delete(keyspace.job_key(queue, job_id))
+        tx.zrem(keyspace.queue_key(queue, "active"), job_id)
+        tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
+        tx.execute()
+
+
+def deadline(client: redis.Redis, queue: str, job_id: str) -> int | None:
+    """The lease deadline of ``job_id`` in active, or None when it is not there."""
+    score = raw(client, "ZSCORE", keyspace.queue_key(queue, "active"), job_id)
+    return None if score is None else int(float(score))

@@ -1,0 +1,408 @@
+"""Step a batch lease extension member by member against a live store, and check it against the atomic run."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+import redis
+
+from ..echo_mq import jobs, keyspace, native, scripts
+from ..echo_mq.connector import Connector, error_text, raw
+from ..echo_mq.scripts import marker_lines
+from . import snapshot
+from .hosts import ClientHost
+from .lua_run import LuaRun
+from .model import NOT_EVALUATED, Agreement, Call, Member, Step
+from .tracing import lines_of
+
+__all__ = ["Stepper", "Step", "Member", "Call", "Agreement", "NOT_EVALUATED", "ReplayMismatch"]
+
+_READS = {b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"}
+LUA_MARKS = marker_lines(scripts.extend_locks().source)
+
+
+class ReplayMismatch(RuntimeError):
+    """Replaying recorded replies led the code to a different command than it sent before."""
+
+
+class _Captured(Exception):
+    """Raised by the capturing connector once the handle reaches the wire."""
+
+
+class _HandleConnector:
+    """Stands in for the wire while the handle runs: records the call, or answers with a stepped reply."""
+
+    def __init__(self, wire: int, reply: Any = None) -> None:
+        self.wire = wire
+        self.reply = reply
+        self.call: tuple[scripts.Script, list[str], list[str]] | None = None
+
+    def eval(self, script: scripts.Script, keys: Sequence[str], argv: Sequence[str]) -> Any:
+        self.call = (script, list(keys), list(argv))
+        if self.reply is None:
+            raise _Captured
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+
+def _b(value: str | bytes) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
+
+
+class Stepper:
+    """Runs one batch on one wire a step at a time; every reply comes from the live store."""
+
+    def __init__(self, store: Any, held: Sequence[tuple[str, int]], lease_ms: int, wire: int = 4) -> None:
+        self.store = store
+        self.client: redis.Redis = store.client
+        self.queue: str = store.queue
+        self.held = list(held)
+        self.lease_ms = lease_ms
+        self.wire = wire
+        handle = _HandleConnector(wire)
+        with lines_of(jobs.__file__) as seen:
+            try:
+                jobs.extend_locks(handle, self.queue, self.held, lease_ms)
+            except _Captured:
+                pass
+        script, keys, argv = handle.call  # type: ignore[misc]
+        self.script = script
+        self.keys = [_b(k) for k in keys]
+        self.argv = [_b(a) for a in argv]
+        verb = ("EVALSHA", script.sha) if wire == 4 else (script.native_verb,)
+        self.command = tuple(_b(a) for a in (*verb, "2", *keys, *argv))
+        members = tuple(Member(i, job_id, str(token)) for i, (job_id, token) in enumerate(self.held))
+        count = max(1, len(members)) if wire == 4 else len(members) + 1
+        self.steps: list[Step] = [Step(
+            index=0, count=count, wire=wire, title="the handle: gate, flatten, argv, keys, send",
+            source="handle", lines=tuple(seen), calls=(), members=members, failed=(),
+            lease_ms=lease_ms, command=self.command)]
+        self.position = 0
+        self.start = snapshot.take(self.client, self.queue)
+        self._undo: list[dict[bytes, tuple[int, bytes | None]]] = [{}]
+        self._live: Any = None
+        self._carry: list[int] = []
+        self._pending: tuple[str, int, Any] | None = None
+
+    # -- navigation -------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """How many steps the batch takes after the handle."""
+        return self.steps[0].count
+
+    @property
+    def current(self) -> Step:
+        """The step on screen; the store is in the state it left."""
+        return self.steps[self.position]
+
+    @property
+    def finished(self) -> bool:
+        """True once the code has returned or raised."""
+        return self.current.done
+
+    def forward(self) -> Step:
+        """Run the next step against the store."""
+        if self.current.done:
+            return self.current
+        if self._live is None:
+            self._rebuild()
+        self._undo = self._undo[: self.position + 1] + [{}]
+        step = self._lua_step() if self.wire == 4 else self._native_step()
+        self.steps = self.steps[: self.position + 1] + [step]
+        self.position += 1
+        return step
+
+    def back(self) -> Step:
+        """Undo the last step in the store itself and show the one before."""
+        if self.position == 0:
+            return self.current
+        for key, (ttl, payload) in reversed(list(self._undo[self.position].items())):
+            if payload is None:
+                self.client.delete(key)
+            else:
+                self.client.restore(key, ttl, payload, replace=True)
+        self._undo = self._undo[: self.position]
+        self.position -= 1
+        self._live = None
+        return self.current
+
+    def home(self) -> Step:
+        """Back to the handle, the store as it was before anything was sent."""
+        while self.position:
+            self.back()
+        return self.current
+
+    def end(self) -> Step:
+        """Run every remaining step."""
+        while not self.current.done:
+            self.forward()
+        return self.current
+
+    # -- running code ------------------------------------------------------
+
+    def _send(self, source: str, line: int, args: Sequence[bytes]) -> Call:
+        if args[0].upper() not in _READS and len(args) > 1:
+            undo = self._undo[-1]
+            if args[1] not in undo:
+                ttl = self.client.pttl(args[1])
+                undo[args[1]] = (max(ttl, 0), self.client.dump(args[1]))
+        try:
+            reply = raw(self.client, *args)
+        except redis.ResponseError as err:
+            reply = err
+        return Call(source, line, tuple(args), reply)
+
+    def _start_live(self) -> None:
+        if self.wire == 4:
+            self._live = LuaRun(self.script.source, f"{self.script.name}.lua", self.keys, self.argv)
+            self._pending = self._live.advance()
+        else:
+            self._live = ClientHost(self.store, before_write=self._before_write)
+            self._gen = native.extends(self._live, [b"2", *self.keys, *self.argv])
+        self._carry = []
+
+    def _before_write(self, key: bytes) -> None:
+        undo = self._undo[-1]
+        if key not in undo:
+            undo[key] = (max(self.client.pttl(key), 0), self.client.dump(key))
+
+    def _rebuild(self) -> None:
+        """Bring a fresh run to the current position by feeding it the replies recorded on the way."""
+        self._start_live()
+        recorded = [call for step in self.steps[1: self.position + 1] for call in step.calls]
+        if self.wire == 4:
+            for call in recorded:
+                kind, _, args = self._pending
+                if kind != "call" or tuple(args) != call.sent:
+                    raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
+                self._pending = self._live.advance(call.reply)
+            lines = self._live.lines()
+            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["member"]), default=len(lines))
+            self._carry = lines[cut:]
+        else:
+            self._live.replay = recorded
+            for _ in range(self.position):
+                self._next_probes([])
+            if self._live.replay:
+                raise ReplayMismatch("the twin stopped before using every recorded reply")
+
+    def _lua_step(self) -> Step:
+        run: LuaRun = self._live
+        index = self.position + 1
+        calls: list[Call] = []
+        member_started = False
+        lines = list(self._carry)
+        error = None
+        reply = None
+        while True:
+            kind, line, args = self._pending
+            if kind == "error":
+                error = args
+                break
+            if kind == "done":
+                reply = args
+                break
+            if args[0] == b"HGET":
+                if member_started:
+                    break
+                member_started = True
+            call = self._send("lua", line, args)
+            calls.append(call)
+            self._pending = run.advance(call.reply)
+            lines += run.lines()
+        lines += run.lines()
+        self._carry = []
+        if self._pending[0] == "call":
+            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["member"]), default=len(lines))
+            lines, self._carry = lines[:cut], lines[cut:]
+        done = self._pending[0] != "call"
+        members = list(self.current.members)
+        if member_started:
+            members[index - 1] = self._lua_member(members[index - 1], calls, lines)
+        failed = [f.decode() for f in (reply if isinstance(reply, list) else run.failed)]
+        return self._step(index, "lua", lines, calls, members, failed, run.now, reply, error, done)
+
+    def _lua_member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
+        seen = {call.sent[0]: call for call in calls}
+        attempts = seen[b"HGET"].reply
+        if isinstance(attempts, Exception):
+            return replace(member, ran=True, attempts=error_text(attempts), outcome="error")
+        token_ok = NOT_EVALUATED if attempts is None else attempts == member.token.encode()
+        score = seen[b"ZSCORE"].reply if b"ZSCORE" in seen else NOT_EVALUATED
+        if b"ZADD" in seen:
+            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
+                           outcome="re-scored", reason="live", new_score=int(seen[b"ZADD"].sent[2]))
+        if LUA_MARKS["fail"] in lines:
+            reason = "gone" if attempts is None else "stale" if not token_ok else "not-active"
+            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
+                           outcome="failed", reason=reason)
+        return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score)
+
+    def _native_step(self) -> Step:
+        host: ClientHost = self._live
+        index = self.position + 1
+        host.calls = []
+        members = list(self.current.members)
+        failed = list(self.current.failed)
+        now, reply, error, done = self.current.now, None, None, False
+        probes: list[native.Probe] = []
+        with lines_of(native.__file__) as lines:
+            try:
+                done, reply = self._next_probes(probes)
+            except native.NativeError as err:
+                error, done = str(err), True
+        for probe in probes:
+            if probe.marker == "clock":
+                now = probe.values["now"]
+            elif probe.marker == "read-verdict":
+                at = probe.values["index"]
+                members[at] = self._native_member(members[at], probe.values["verdict"])
+                failed = [f.decode() for f in probe.values["failed"]]
+            elif probe.marker == "write-epoch":
+                rescored = set(probe.values["rescored"])
+                members = [replace(m, outcome="re-scored", new_score=probe.values["score"])
+                           if m.id.encode() in rescored else m for m in members]
+        return self._step(index, "native", list(lines), list(host.calls), members, failed, now,
+                          reply, error, done)
+
+    def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
+        """Drive the twin through one step (to its next read verdict, or to its reply); say if it returned."""
+        while True:
+            try:
+                probe = next(self._gen)
+            except StopIteration as stop:
+                return True, stop.value
+            probes.append(probe)
+            if probe.marker == "read-verdict":
+                return False, None
+
+    @staticmethod
+    def _native_member(member: Member, seen: native.Verdict) -> Member:
+        return replace(
+            member, ran=True, attempts=seen.attempts,
+            token_ok=NOT_EVALUATED if seen.token_ok is None else seen.token_ok,
+            score=NOT_EVALUATED if seen.in_active is None else seen.score,
+            outcome="live" if seen.live else "failed", reason=seen.reason)
+
+    def _step(self, index: int, source: str, lines: list[int], calls: list[Call], members: list[Member],
+              failed: list[str], now: int | None, reply: Any, error: str | None, done: bool) -> Step:
+        if index <= len(self.held) and not (self.wire == 6 and index == self.count):
+            title = f"member {index} of {len(self.held)}: {self.held[index - 1][0]}"
+        elif self.wire == 6:
+            title = "the write pass: re-score every live member, stamp lease_epoch"
+        else:
+            title = "the script returns"
+        if done and error is None:
+            title += " · returns" if self.wire == 4 and self.held else ""
+        changed = frozenset(c.sent[1] for c in calls if c.sent[0].upper() not in _READS and len(c.sent) > 1)
+        return Step(index=index, count=self.count, wire=self.wire, title=title, source=source,
+                    lines=tuple(lines), calls=tuple(calls), members=tuple(members), failed=tuple(failed),
+                    now=now, lease_ms=self.lease_ms, command=self.command, reply=reply, error=error,
+                    done=done, changed=changed)
+
+    # -- the handle's answer and the atomic check --------------------------
+
+    def handle_answer(self) -> tuple[tuple[int, ...], Any]:
+        """Run the handle again with the stepped reply: the lines it runs and what it returns or raises."""
+        step = self.current
+        if not step.done:
+            raise RuntimeError("the run has not finished")
+        reply: Any = step.reply
+        if step.error is not None:
+            reply = redis.ResponseError(step.error)
+        connector = _HandleConnector(self.wire, reply)
+        with lines_of(jobs.__file__) as seen:
+            try:
+                answer: Any = jobs.extend_locks(connector, self.queue, self.held, self.lease_ms)
+            except redis.ResponseError as err:
+                answer = err
+        return tuple(seen), answer
+
+    def verify(self) -> Agreement:
+        """Run the same batch atomically from the same start; say whether it agrees with the stepped run."""
+        stepped = self.end()
+        stepped_end = snapshot.take(self.client, self.queue)
+        stepped_view = self._view(stepped_end, stepped.now)
+        snapshot.restore(self.client, self.queue, self.start)
+        connector = Connector(self.client, self.wire)
+        before = _server_ms(self.client)
+        try:
+            atomic_reply: Any = connector.eval(self.script, self.keys, self.argv)
+        except redis.ResponseError as err:
+            atomic_reply = err
+        after = _server_ms(self.client)
+        atomic_end = snapshot.take(self.client, self.queue)
+        snapshot.restore(self.client, self.queue, stepped_end)
+        rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
+        atomic_now = self._atomic_now(atomic_end, rescored)
+        differences: list[str] = []
+        stepped_reply = stepped.reply if stepped.error is None else stepped.error
+        atomic_text = error_text(atomic_reply) if isinstance(atomic_reply, Exception) else atomic_reply
+        if isinstance(atomic_reply, Exception) or stepped.error is not None:
+            if stepped.error is None or not isinstance(atomic_reply, Exception) or \
+                    stepped.error.split()[0] != atomic_text.split()[0]:
+                differences.append(f"replies differ: stepped {stepped_reply!r}, atomic {atomic_text!r}")
+        elif [_b(x) for x in stepped_reply] != list(atomic_reply):
+            differences.append(f"failed lists differ: stepped {stepped_reply!r}, atomic {atomic_reply!r}")
+        if rescored and atomic_now is None:
+            differences.append("the atomic run did not re-score every member at one shared score")
+        elif atomic_now is not None and not before <= atomic_now <= after:
+            differences.append(f"the atomic run's now {atomic_now} is outside its clock reads {before}..{after}")
+        atomic_view = self._view(atomic_end, atomic_now)
+        for key in sorted(set(stepped_view) | set(atomic_view)):
+            if stepped_view.get(key) != atomic_view.get(key):
+                differences.append(f"{key.decode()}: stepped {stepped_view.get(key)!r}, "
+                                   f"atomic {atomic_view.get(key)!r}")
+        return Agreement(wire=self.wire, command=tuple(connector.log[-1].sent), stepped_reply=stepped_reply,
+                         atomic_reply=atomic_text, stepped_now=stepped.now, atomic_now=atomic_now,
+                         rescored=rescored, agree=not differences, differences=tuple(differences))
+
+    def _atomic_now(self, end: snapshot.Snapshot, rescored: tuple[str, ...]) -> int | None:
+        if not rescored:
+            return None
+        scores = set()
+        scratch = f"emq:{{{self.queue}}}:scratch".encode()
+        active = keyspace.queue_key(self.queue, "active").encode()
+        if active not in end:
+            return None
+        raw(self.client, "RESTORE", scratch, 0, end[active][1], "REPLACE")
+        try:
+            for job_id in rescored:
+                score = raw(self.client, "ZSCORE", scratch, job_id)
+                scores.add(None if score is None else int(float(score)))
+        finally:
+            self.client.delete(scratch)
+        if len(scores) != 1 or None in scores:
+            return None
+        return scores.pop() - self.lease_ms
+
+    def _view(self, snap: snapshot.Snapshot, now: int | None) -> dict[bytes, Any]:
+        """The queue's keys as plain values, each run's own now+lease and run_id written symbolically."""
+        scratch = f"emq:{{{self.queue}}}:scratch".encode()
+        run_id = self.store.run_id()
+        view: dict[bytes, Any] = {}
+        for key, (_, payload) in snap.items():
+            raw(self.client, "RESTORE", scratch, 0, payload, "REPLACE")
+            kind = raw(self.client, "TYPE", scratch)
+            if kind == b"zset":
+                value: Any = {member: ("now+lease" if now is not None and int(score) == now + self.lease_ms
+                                       else int(score))
+                              for member, score in self.client.zrange(scratch, 0, -1, withscores=True)}
+            elif kind == b"hash":
+                value = {name: (b"<run_id>" if field == run_id else field)
+                         for name, field in self.client.hgetall(scratch).items()}
+            elif kind == b"list":
+                value = self.client.lrange(scratch, 0, -1)
+            else:
+                value = (kind, self.client.get(scratch) if kind == b"string" else payload)
+            view[key] = value
+        self.client.delete(scratch)
+        return view
+
+
+def _server_ms(client: redis.Redis) -> int:
+    seconds, micros = raw(client, "TIME")
+    return int(seconds) * 1000 + int(micros) // 1000

@@ -1,0 +1,74 @@
+"""The native twin's host over a client: each call a real command, recorded with its source line."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import redis
+
+from ..echo_mq import native
+from ..echo_mq.connector import error_text, raw
+from .model import Call
+
+
+class ClientHost:
+    """Serves the twin's host calls by sending commands to the store, so a step's replies are real."""
+
+    def __init__(self, store: Any, before_write: Any = None) -> None:
+        self._store = store
+        self._before_write = before_write
+        self.replay: list[Call] = []
+        self._now: int | None = None
+        self._user: bytes | None = None
+        self.calls: list[Call] = []
+
+    def _send(self, *args: Any) -> Any:
+        sent = tuple(a if isinstance(a, bytes) else str(a).encode() for a in args)
+        frame = sys._getframe(2)
+        line = frame.f_lineno if frame.f_code.co_filename == native.__file__ else 0
+        if self.replay:
+            recorded = self.replay.pop(0)
+            if recorded.sent != sent:
+                raise RuntimeError(f"replay expected {recorded.sent!r}, the twin sent {sent!r}")
+            reply = recorded.reply
+        else:
+            if self._before_write is not None and sent[0] in (b"ZADD", b"HSET"):
+                self._before_write(sent[1])
+            try:
+                reply = raw(self._store.client, *sent)
+            except redis.ResponseError as err:
+                reply = err
+            self.calls.append(Call("native", line, sent, reply))
+        if isinstance(reply, Exception):
+            raise native.NativeError(error_text(reply))
+        return reply
+
+    def now_ms(self) -> int:
+        if self._now is None:
+            seconds, micros = self._send("TIME")
+            self._now = int(seconds) * 1000 + int(micros) // 1000
+        return self._now
+
+    def run_id(self) -> bytes:
+        return self._store.run_id()
+
+    def may(self, key: bytes, write: bool) -> bool:
+        if not self._store.acl:
+            return True
+        if self._user is None:
+            self._user = self._send("ACL", "WHOAMI")
+        probe = ("HSET", key, b"lease_epoch", b"x") if write else ("HGET", key, b"attempts")
+        return self._send("ACL", "DRYRUN", self._user, *probe) == b"OK"
+
+    def hget(self, key: bytes, field: bytes) -> bytes | None:
+        return self._send("HGET", key, field)
+
+    def zscore(self, key: bytes, member: bytes) -> bytes | None:
+        return self._send("ZSCORE", key, member)
+
+    def zadd(self, key: bytes, score: bytes, member: bytes) -> None:
+        self._send("ZADD", key, score, member)
+
+    def hset(self, key: bytes, field: bytes, value: bytes) -> None:
+        self._send("HSET", key, field, value)

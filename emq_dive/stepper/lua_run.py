@@ -1,0 +1,122 @@
+"""Run a project Lua script one ``redis.call`` at a time in an embedded Lua 5.1."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import lupa.lua51 as lupa
+
+_HARNESS = r"""
+local function start(source, chunkname, keys, argv)
+  local trace = {}
+  local redis = {}
+  function redis.call(...)
+    local line = debug.getinfo(2, 'l').currentline
+    local vars, j = {}, 1
+    while true do
+      local name, value = debug.getlocal(2, j)
+      if not name then break end
+      if name == 'now' or name == 'failed' then vars[name] = value end
+      j = j + 1
+    end
+    local reply = coroutine.yield('call', line, {...}, vars)
+    if type(reply) == 'table' and reply.err then error(reply, 0) end
+    return reply
+  end
+  function redis.error_reply(message) return {err = message} end
+  function redis.status_reply(message) return {ok = message} end
+  local env = setmetatable({KEYS = keys, ARGV = argv, redis = redis}, {__index = _G})
+  local chunk = assert(loadstring(source, chunkname))
+  setfenv(chunk, env)
+  local co = coroutine.create(function() return 'done', 0, chunk() end)
+  debug.sethook(co, function(_, line)
+    if debug.getinfo(2, 'S').source == chunkname then trace[#trace + 1] = line end
+  end, 'l')
+  local function resume(reply) return coroutine.resume(co, reply) end
+  return resume, trace
+end
+return start
+"""
+
+
+class LuaRun:
+    """One run of a script: each ``advance`` returns the next command it wants sent, or its end."""
+
+    def __init__(self, source: str, name: str, keys: Sequence[bytes], argv: Sequence[bytes]) -> None:
+        self._lua = lupa.LuaRuntime(encoding=None)
+        start = self._lua.execute(_HARNESS)
+        table = self._lua.table_from
+        self._resume, self._trace = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)))
+        self._seen = 0
+        self.finished = False
+        self.now: int | None = None
+        self.failed: list[bytes] = []
+
+    def lines(self) -> list[int]:
+        """Source lines executed since the last call."""
+        out = [int(self._trace[i]) for i in range(self._seen + 1, len(self._trace) + 1)]
+        self._seen = len(self._trace)
+        return out
+
+    def advance(self, reply: Any = None) -> tuple[str, int, Any]:
+        """Resume with ``reply``; return ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
+        ok, *rest = self._resume(self._to_lua(reply))
+        if not ok:
+            self.finished = True
+            err = rest[0]
+            message = err[b"err"] if lupa.lua_type(err) == "table" else err
+            return "error", 0, message.decode() if isinstance(message, bytes) else str(message)
+        kind, line, value, local = (rest + [None, None, None, None])[:4]
+        kind = kind.decode()
+        if kind == "done":
+            self.finished = True
+            return kind, 0, self.from_lua(value)
+        if local[b"now"] is not None:
+            self.now = int(local[b"now"])
+        if local[b"failed"] is not None:
+            self.failed = list(local[b"failed"].values())
+        return kind, int(line), [self._arg(a) for a in value.values()]
+
+    @staticmethod
+    def _arg(value: Any) -> bytes:
+        """A redis.call argument as the server receives it: numbers in Redis's integer-or-%.17g form."""
+        if isinstance(value, bytes):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value)).encode()
+        if isinstance(value, (int, float)):
+            return ("%.17g" % value).encode()
+        raise TypeError(f"redis.call takes strings and numbers, not {value!r}")
+
+    def _to_lua(self, reply: Any) -> Any:
+        """Convert a server reply the way Redis hands it to a script."""
+        if reply is None:
+            return False
+        if isinstance(reply, Exception):
+            from ..echo_mq.connector import error_text
+            return self._lua.table_from({b"err": error_text(reply).encode()})
+        if isinstance(reply, list):
+            return self._lua.table_from([self._to_lua(item) for item in reply])
+        return reply
+
+    def from_lua(self, value: Any) -> Any:
+        """Convert a script's return value the way Redis sends it to the client."""
+        kind = lupa.lua_type(value)
+        if kind == "table":
+            if value[b"err"] is not None:
+                return {"err": value[b"err"]}
+            if value[b"ok"] is not None:
+                return value[b"ok"]
+            out = []
+            i = 1
+            while value[i] is not None:
+                out.append(self.from_lua(value[i]))
+                i += 1
+            return out
+        if value is None or value is False:
+            return None
+        if value is True:
+            return 1
+        if isinstance(value, float):
+            return int(value)
+        return value

@@ -1,0 +1,85 @@
+"""What one step of a stepped batch shows: plain frozen data, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+NOT_EVALUATED = "not evaluated"
+"""A check the code never reached because an earlier one failed."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One command the running code sent to the store, from which source line, and its raw reply."""
+
+    source: str
+    line: int
+    sent: tuple[bytes, ...]
+    reply: Any
+
+
+@dataclass(frozen=True)
+class Member:
+    """One (id, token) pair of the batch and what its checks read, once its step has run."""
+
+    index: int
+    id: str
+    token: str
+    ran: bool = False
+    attempts: bytes | None | str = NOT_EVALUATED
+    token_ok: bool | None | str = NOT_EVALUATED
+    score: bytes | None | str = NOT_EVALUATED
+    outcome: str = ""
+    """``re-scored``, ``failed`` (with ``reason``), ``live`` (native read pass) or empty."""
+    reason: str = ""
+    """``live``, ``gone``, ``stale`` or ``not-active``."""
+    new_score: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """The state after a step: the code that ran, what it sent, and the values in play."""
+
+    index: int
+    count: int
+    wire: int
+    title: str
+    source: str
+    """Which code ran: ``handle`` (jobs.py), ``lua`` (extend_locks.lua) or ``native`` (native.py)."""
+    lines: tuple[int, ...]
+    """Every source line this step executed, in order; the last is the highlighted one."""
+    calls: tuple[Call, ...]
+    members: tuple[Member, ...]
+    failed: tuple[str, ...]
+    now: int | None = None
+    lease_ms: int = 0
+    command: tuple[bytes, ...] = ()
+    """The batch command as the handle sends it (EVALSHA … or EMQ.EXTENDS …)."""
+    reply: Any = None
+    """The batch's reply, once the code has returned."""
+    error: str | None = None
+    """The error that ended the run, as the store worded it."""
+    done: bool = False
+    changed: frozenset[bytes] = field(default_factory=frozenset)
+    """Keys this step wrote."""
+
+    @property
+    def line(self) -> int | None:
+        """The line to highlight: the last one executed."""
+        return self.lines[-1] if self.lines else None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The stepped run checked against the same batch run atomically from the same start."""
+
+    wire: int
+    command: tuple[bytes, ...]
+    stepped_reply: Any
+    atomic_reply: Any
+    stepped_now: int | None
+    atomic_now: int | None
+    rescored: tuple[str, ...]
+    agree: bool
+    differences: tuple[str, ...]

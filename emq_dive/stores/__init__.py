@@ -1,0 +1,72 @@
+"""Stores the simulator runs against: embedded fakeredis, a spawned server, or the user's own URL."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Callable
+
+import redis
+
+from ..echo_mq.connector import raw
+
+
+class StoreError(RuntimeError):
+    """A store that could not be opened; the message says what to do."""
+
+
+@dataclass
+class Store:
+    """An open store: a client, what to call it on screen, and what it can show."""
+
+    client: redis.Redis
+    kind: str
+    description: str
+    queue: str
+    native: bool
+    native_reason: str = ""
+    acl: bool = True
+    acl_reason: str = ""
+    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+
+    def run_id(self) -> bytes:
+        """The server's run_id, the value the native twin stamps as lease_epoch."""
+        info = raw(self.client, "INFO", "server").decode()
+        for line in info.splitlines():
+            if line.startswith("run_id:"):
+                return line.split(":", 1)[1].strip().encode()
+        raise StoreError("the server's INFO names no run_id")
+
+    def own_keys(self) -> list[bytes]:
+        """Every key under this run's queue, found with SCAN."""
+        return sorted(self.client.scan_iter(match=f"emq:{{{self.queue}}}:*", count=1000))
+
+    def close(self) -> None:
+        """Release the store: delete what this run wrote, stop what it started. Safe to call twice."""
+        while self._closers:
+            closer = self._closers.pop()
+            try:
+                closer()
+            except Exception:  # a close must finish every step even when one fails
+                pass
+
+
+def fresh_queue() -> str:
+    """A queue name no earlier run used, like ``dive-1a2b3c4d``."""
+    return f"dive-{secrets.token_hex(4)}"
+
+
+def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = None,
+               queue: str | None = None) -> Store:
+    """Open ``fakeredis``, ``server`` or a ``redis://``, ``rediss://`` or ``unix://`` URL."""
+    queue = queue or fresh_queue()
+    if spec == "fakeredis":
+        from .embedded import open_embedded
+        return open_embedded(queue, clock)
+    if spec == "server":
+        from .spawned import open_spawned
+        return open_spawned(queue)
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        from .url import open_url
+        return open_url(spec, queue)
+    raise StoreError(f"unknown backend {spec!r}: use fakeredis, server, or a redis://, rediss:// or unix:// URL")

@@ -1,0 +1,128 @@
+"""The embedded store: fakeredis, with the native twin served as real commands of that store."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any, Callable
+
+import fakeredis
+from fakeredis._commands import Signature
+from fakeredis._helpers import SimpleError
+from fakeredis._socket import FakeSocket
+
+from ..echo_mq import native
+
+Clock = Callable[[], float]
+
+
+class EchoServer(fakeredis.FakeServer):
+    """A fakeredis server with a run_id and a clock the tests may freeze."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        super().__init__(version=(7, 0), server_type="redis")
+        self.clock: Clock = clock or time.time
+        self.run_id: bytes = secrets.token_hex(20).encode()
+
+
+class _SocketHost:
+    """The native twin's host inside a fakeredis command: every call runs server-side, under its lock."""
+
+    def __init__(self, sock: EchoSocket) -> None:
+        self._sock = sock
+        self._now: int | None = None
+
+    def _call(self, name: str, *args: bytes) -> Any:
+        func, sig = self._sock._name_to_func(name)
+        result = self._sock._run_command(func, sig, list(args), True)
+        if isinstance(result, SimpleError):
+            raise native.NativeError(result.value)
+        return result
+
+    def now_ms(self) -> int:
+        if self._now is None:
+            self._now = int(self._sock._server.clock() * 1000)
+        return self._now
+
+    def run_id(self) -> bytes:
+        return self._sock._server.run_id
+
+    def may(self, key: bytes, write: bool) -> bool:
+        return True  # fakeredis keeps no ACL key patterns: the restricted user needs a real server
+
+    def hget(self, key: bytes, field: bytes) -> bytes | None:
+        return self._call("hget", key, field)
+
+    def zscore(self, key: bytes, member: bytes) -> bytes | None:
+        score = self._call("zscore", key, member)
+        if score is None or isinstance(score, bytes):
+            return score
+        return (str(int(score)) if float(score).is_integer() else repr(float(score))).encode()
+
+    def zadd(self, key: bytes, score: bytes, member: bytes) -> None:
+        self._call("zadd", key, score, member)
+
+    def hset(self, key: bytes, field: bytes, value: bytes) -> None:
+        self._call("hset", key, field, value)
+
+
+class EchoSocket(FakeSocket):
+    """A fakeredis connection that also knows EMQ.EXTEND and EMQ.EXTENDS, and reads TIME from the server's clock."""
+
+    _NATIVE = {
+        "emq.extends": Signature("emq.extends", "_emq_extends", (), (bytes,), flags="w"),
+        "emq.extend": Signature("emq.extend", "_emq_extend", (), (bytes,), flags="w"),
+    }
+
+    def _name_to_func(self, cmd_name: str) -> tuple[Callable[..., Any] | None, Signature]:
+        sig = self._NATIVE.get(cmd_name.lower())
+        if sig is not None:
+            return getattr(self, sig.func_name), sig
+        return super()._name_to_func(cmd_name)
+
+    def _serve(self, verb: str, args: tuple[bytes, ...]) -> Any:
+        try:
+            return native.serve(_SocketHost(self), verb, list(args))
+        except native.NativeError as err:
+            raise SimpleError(str(err)) from None
+
+    def _emq_extends(self, *args: bytes) -> Any:
+        return self._serve("EMQ.EXTENDS", args)
+
+    def _emq_extend(self, *args: bytes) -> Any:
+        return self._serve("EMQ.EXTEND", args)
+
+    def time(self) -> list[bytes]:
+        micros = round(self._server.clock() * 1_000_000)
+        return [str(micros // 1_000_000).encode(), str(micros % 1_000_000).encode()]
+
+
+class EchoConnection(fakeredis.FakeRedisConnection):
+    """A fakeredis client connection whose socket is an EchoSocket."""
+
+    def _connect(self) -> EchoSocket:
+        if not self._server.connected:
+            raise self._connection_error_class("connection closed")
+        return EchoSocket(self._server, client_class=self._client_class, db=self.db,
+                          lua_modules=self._lua_modules, client_info=self._client_info)
+
+
+def embedded_client(clock: Clock | None = None) -> tuple[fakeredis.FakeRedis, EchoServer]:
+    """A fresh embedded server and a client of it."""
+    server = EchoServer(clock)
+    return fakeredis.FakeRedis(server=server, connection_class=EchoConnection), server
+
+
+def open_embedded(queue: str, clock: Clock | None = None):
+    """The embedded store, ready to use with no setup."""
+    from . import Store
+
+    client, server = embedded_client(clock)
+    store = Store(
+        client=client, kind="fakeredis", description=f"embedded fakeredis {fakeredis.__version__}",
+        queue=queue, native=True, acl=False,
+        acl_reason="fakeredis keeps no ACL key patterns; the restricted user needs a real server",
+    )
+    store.run_id = lambda: server.run_id  # type: ignore[method-assign]
+    store._closers.append(client.close)
+    return store
