@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 from typing import Any, Sequence
 
@@ -20,6 +21,15 @@ __all__ = ["Stepper", "Step", "Member", "Call", "Agreement", "NOT_EVALUATED", "R
 
 _READS = {b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"}
 LUA_MARKS = marker_lines(scripts.extend_locks().source)
+_MARKED = {
+    "handle": set(marker_lines(inspect.getsource(jobs)).values()),
+    "lua": set(LUA_MARKS.values()),
+    "native": set(marker_lines(inspect.getsource(native)).values()),
+}
+
+
+def _focus(source: str, lines: Sequence[int]) -> int | None:
+    return next((n for n in reversed(lines) if n in _MARKED[source]), lines[-1] if lines else None)
 
 
 class ReplayMismatch(RuntimeError):
@@ -77,7 +87,7 @@ class Stepper:
         count = max(1, len(members)) if wire == 4 else len(members) + 1
         self.steps: list[Step] = [Step(
             index=0, count=count, wire=wire, title="the handle: gate, flatten, argv, keys, send",
-            source="handle", lines=tuple(seen), calls=(), members=members, failed=(),
+            source="handle", lines=tuple(seen), focus=_focus("handle", seen), calls=(), members=members, failed=(),
             lease_ms=lease_ms, command=self.command)]
         self.position = 0
         self.start = snapshot.take(self.client, self.queue)
@@ -180,7 +190,7 @@ class Stepper:
                     raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
                 self._pending = self._live.advance(call.reply)
             lines = self._live.lines()
-            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["member"]), default=len(lines))
+            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
             self._carry = lines[cut:]
         else:
             self._live.replay = recorded
@@ -216,7 +226,7 @@ class Stepper:
         lines += run.lines()
         self._carry = []
         if self._pending[0] == "call":
-            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["member"]), default=len(lines))
+            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
             lines, self._carry = lines[:cut], lines[cut:]
         done = self._pending[0] != "call"
         members = list(self.current.members)
@@ -299,7 +309,7 @@ class Stepper:
             title += " · returns" if self.wire == 4 and self.held else ""
         changed = frozenset(c.sent[1] for c in calls if c.sent[0].upper() not in _READS and len(c.sent) > 1)
         return Step(index=index, count=self.count, wire=self.wire, title=title, source=source,
-                    lines=tuple(lines), calls=tuple(calls), members=tuple(members), failed=tuple(failed),
+                    lines=tuple(lines), focus=_focus(source, lines), calls=tuple(calls), members=tuple(members), failed=tuple(failed),
                     now=now, lease_ms=self.lease_ms, command=self.command, reply=reply, error=error,
                     done=done, changed=changed)
 

@@ -64,10 +64,8 @@ class Step:
     changed: frozenset[bytes] = field(default_factory=frozenset)
     """Keys this step wrote."""
 
-    @property
-    def line(self) -> int | None:
-        """The line to highlight: the last one executed."""
-        return self.lines[-1] if self.lines else None
+    focus: int | None = None
+    """The line to highlight: the last executed line that carries an ``@marker``."""
 
 
 @dataclass(frozen=True)
