@@ -169,10 +169,11 @@ class Stepper:
         if self.wire == 4:
             self._live = LuaRun(self.script.source, f"{self.script.name}.lua", self.keys, self.argv)
             self._pending = self._live.advance()
+            self._carry = self._live.lines()
         else:
             self._live = ClientHost(self.store, before_write=self._before_write)
             self._gen = native.extends(self._live, [b"2", *self.keys, *self.argv])
-        self._carry = []
+            self._carry = []
 
     def _before_write(self, key: bytes) -> None:
         undo = self._undo[-1]
@@ -184,6 +185,7 @@ class Stepper:
         self._start_live()
         recorded = [call for step in self.steps[1: self.position + 1] for call in step.calls]
         if self.wire == 4:
+            self._live.lines()
             for call in recorded:
                 kind, _, args = self._pending
                 if kind != "call" or tuple(args) != call.sent:
