@@ -185,15 +185,16 @@ class Stepper:
         self._start_live()
         recorded = [call for step in self.steps[1: self.position + 1] for call in step.calls]
         if self.wire == 4:
-            self._live.lines()
             for call in recorded:
                 kind, _, args = self._pending
                 if kind != "call" or tuple(args) != call.sent:
                     raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
                 self._pending = self._live.advance(call.reply)
             lines = self._live.lines()
-            cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
-            self._carry = lines[cut:]
+            if recorded:
+                cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
+                lines = lines[cut:]
+            self._carry = lines
         else:
             self._live.replay = recorded
             for _ in range(self.position):
