@@ -266,3 +266,67 @@ def snapshot(conn: Raw, pattern: bytes = b"*") -> dict[bytes, object]:
         else:
             out[key] = (kind.decode(), conn.call("DUMP", key))
     return out
+
+
+FUZZ_Q = b"emq:{q}:"
+FUZZ_IDS = [b"a", b"b", b"c", b"lane", b"gone", b"wrong", b"", b"\x00", b"a\r\nb"]
+FUZZ_SEED = [
+    ["HSET", FUZZ_Q + b"job:a", "attempts", "1"], ["HSET", FUZZ_Q + b"job:b", "attempts", "2"],
+    ["HSET", FUZZ_Q + b"job:c", "attempts", "1"], ["HSET", FUZZ_Q + b"job:lane", "attempts", "1", "group", "g"],
+    ["HSET", FUZZ_Q + b"job:\x00", "attempts", "1"], ["HSET", FUZZ_Q + b"job:a\r\nb", "attempts", "\r\n"],
+    ["SET", FUZZ_Q + b"job:wrong", "x"],
+    ["ZADD", FUZZ_Q + b"active", "1", "a", "1", "b", "1", "lane", "1", "gone", "1", "\x00", "1", "a\r\nb",
+     "1", "wrong"],
+    ["SET", "sentinel:str", b"\x00bytes\r\n"], ["HSET", "sentinel:hash", "attempts", "1"],
+    ["ZADD", "sentinel:zset", "1", "a"], ["RPUSH", "sentinel:list", "a", "b"],
+    ["ZADD", "emq:{other}:active", "5", "a"], ["HSET", "emq:{other}:job:a", "attempts", "1"],
+    ["SET", "emq:{other}:", "base"],
+]
+
+
+def _junk(rng) -> bytes:
+    roll = rng.random()
+    if roll < 0.3:
+        return rng.choice([b"", b"\x00", b"\r\n", b"2", b"02", b"-1", b"0", b"1", b"active", b"job:",
+                           FUZZ_Q, FUZZ_Q + b"active", b"emq:{other}:", b"emq:{other}:active",
+                           b"sentinel:str", b"\xff\xfe", b"*1\r\n$4\r\nPING\r\n", b"%s%n%x"])
+    size = rng.choice([1, 2, 8, 32, 128]) if roll < 0.97 else rng.randint(1000, 5000)
+    return bytes(rng.getrandbits(8) for _ in range(rng.randint(0, size)))
+
+
+def _lease(rng) -> bytes:
+    roll = rng.random()
+    if roll < 0.25:
+        return str(rng.randint(1, 10**7)).encode()
+    if roll < 0.5:
+        return str(rng.randint(-2**70, 2**70)).encode()
+    if roll < 0.65:
+        return rng.choice([str(2**63 - 1), str(2**63), str(2**64), str(2**63 - 2**41), "0", "-0", "05",
+                           "+5", " 5", "5 ", "1e3", "9" * 40, "18446744073709551615", "1.5"]).encode()
+    return _junk(rng)
+
+
+def fuzz_vector(rng) -> list[bytes]:
+    """One random argument vector: junk, a numkeys variant, or a well-formed call over the fuzz queue."""
+    roll = rng.random()
+    if roll < 0.3:
+        return [_junk(rng) for _ in range(rng.randint(0, 40))]
+    numkeys = rng.choice([b"2", b"2", b"1", b"3", b"02", b"", b"-2", b"2\x00", b"99999999999999999999"])
+    if roll < 0.45:
+        return [numkeys] + [_junk(rng) for _ in range(rng.randint(0, 12))]
+    active, base = FUZZ_Q + b"active", FUZZ_Q
+    if roll < 0.5:
+        active, base = rng.choice([(b"emq:{other}:active", FUZZ_Q), (active, b"emq:{other}:"),
+                                   (b"emq:{other}:active", b"emq:{other}"), (active, base + b"x")])
+    pairs: list[bytes] = []
+    for _ in range(rng.randint(0, 20)):
+        pairs += [rng.choice(FUZZ_IDS) if rng.random() < 0.9 else _junk(rng),
+                  rng.choice([b"1", b"2", b"\r\n", b""]) if rng.random() < 0.9 else _junk(rng)]
+    if rng.random() < 0.15:
+        pairs.append(rng.choice(FUZZ_IDS))
+    if rng.random() < 0.5:
+        job_id = pairs[0] if pairs else b"a"
+        row = base + b"job:" + job_id if rng.random() < 0.9 else _junk(rng)
+        tail = pairs[1:2] if len(pairs) > 1 else [b"1"]
+        return [b"2", active, row, _lease(rng), job_id, *tail][: rng.choice([6, 6, 6, 5, 7])]
+    return [numkeys, active, base, _lease(rng), *pairs]
