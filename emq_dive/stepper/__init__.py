@@ -190,7 +190,7 @@ class Stepper:
                 if kind != "call" or tuple(args) != call.sent:
                     raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
                 self._pending = self._live.advance(call.reply)
-            lines = self._live.lines()
+            lines = self._carry + self._live.lines()
             if recorded:
                 cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
                 lines = lines[cut:]
