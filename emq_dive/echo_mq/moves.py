@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import redis
 
 from . import keyspace
@@ -36,10 +38,12 @@ def claim(client: redis.Redis, queue: str, job_id: str, lease_ms: int) -> int:
     return int(attempts)
 
 
-def reap(client: redis.Redis, queue: str, at_ms: int) -> list[str]:
-    """Move every lease whose deadline is at or before ``at_ms`` back to pending, keeping attempts."""
+def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None = None) -> list[str]:
+    """Move every lease (of ``only``, when given) whose deadline is at or before ``at_ms`` back to pending, keeping attempts."""
     active = keyspace.queue_key(queue, "active")
     lapsed = [m.decode() for m in client.zrangebyscore(active, "-inf", at_ms)]
+    if only is not None:
+        lapsed = [job_id for job_id in lapsed if job_id in only]
     for job_id in lapsed:
         with client.pipeline(transaction=True) as tx:
             tx.zrem(active, job_id)

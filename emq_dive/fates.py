@@ -1,0 +1,332 @@
+"""A job's fates: how to put a job into each, and what each verb answers when run from there."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import redis
+
+from .echo_mq import jobs, keyspace, moves, scripts
+from .echo_mq.connector import Connector, Exchange, error_text, reply_text
+from .stepper import snapshot
+
+
+@dataclass(frozen=True)
+class Fate:
+    """One situation a held lease can be in when its holder asks to extend it."""
+
+    key: str
+    title: str
+    member: bool
+    """True when the fate belongs to one job and can be given to a member of the batch."""
+    needs_acl: bool = False
+
+
+FATES: tuple[Fate, ...] = (
+    Fate("live", "live lease", True),
+    Fate("gone", "row gone", True),
+    Fate("stale", "stale token", True),
+    Fate("reaped", "reaped to pending", True),
+    Fate("wrongtype", "WRONGTYPE row mid-batch", True),
+    Fate("lane", "lane job (has a group)", True),
+    Fate("restricted", "caller may only read rows", False, needs_acl=True),
+    Fate("unpaired", "unpaired trailing id", False),
+    Fate("ill-formed", "ill-formed id", False),
+    Fate("bad-lease", "bad lease (0, -5, 1.5)", False),
+    Fate("bad-shape", "wrong numkeys / foreign KEYS[1]", False),
+    Fate("empty", "empty batch", False),
+)
+BY_KEY = {fate.key: fate for fate in FATES}
+VERBS = ("extend_lock", "extend_locks", "EMQ.EXTEND", "EMQ.EXTENDS")
+
+
+def fate(key: str) -> Fate:
+    """The fate named ``key``."""
+    try:
+        return BY_KEY[key]
+    except KeyError:
+        raise KeyError(f"no fate {key!r}; the fates are {', '.join(BY_KEY)}") from None
+
+
+def job_id(index: int, width: int = 2) -> str:
+    """The id of the batch's ``index``-th job (from 1), e.g. ``JOB01``."""
+    return f"JOB{index:0{width}d}"
+
+
+def prepare(client: redis.Redis, queue: str, job: str, key: str, claim_lease_ms: int) -> int:
+    """Put ``job`` into a member fate with real protocol moves; return its holder's token."""
+    if not fate(key).member and key != "restricted":
+        raise ValueError(f"{key!r} is a fate of a whole call, not of one job")
+    moves.enqueue(client, queue, job, group="lane-a" if key == "lane" else None)
+    token = moves.claim(client, queue, job, claim_lease_ms)
+    if key == "gone":
+        moves.remove(client, queue, job)
+    elif key in ("stale", "reaped"):
+        lapsed_at = moves.deadline(client, queue, job)
+        moves.reap(client, queue, lapsed_at, only=[job])
+        if key == "stale":
+            moves.claim(client, queue, job, claim_lease_ms)
+    elif key == "wrongtype":
+        client.set(keyspace.job_key(queue, job), "not a hash")
+    return token
+
+
+def reset(store: Any) -> None:
+    """Delete every key of the store's queue, and only those."""
+    keys = store.own_keys()
+    if keys:
+        store.client.delete(*keys)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The held leases of one batch, and the fates they were put in."""
+
+    held: tuple[tuple[str, int], ...]
+    fates: tuple[str, ...]
+    lease_ms: int
+
+
+def build_batch(store: Any, fate_keys: Sequence[str], lease_ms: int, claim_lease_ms: int) -> Batch:
+    """Reset the queue and set up one job per fate, in order."""
+    jobs.check_lease(lease_ms)
+    for key in fate_keys:
+        if not fate(key).member:
+            raise ValueError(f"{key!r} cannot be given to one member of a batch")
+    reset(store)
+    width = max(2, len(str(len(fate_keys))))
+    held = tuple((job_id(i, width), prepare(store.client, store.queue, job_id(i, width), key, claim_lease_ms))
+                 for i, key in enumerate(fate_keys, start=1))
+    return Batch(held=held, fates=tuple(fate_keys), lease_ms=lease_ms)
+
+
+# -- running the verbs -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one verb did from the fate's starting state: what it sent, its answer, what it wrote."""
+
+    verb: str
+    wire: int
+    exchanges: tuple[Exchange, ...] = ()
+    outcome: str = ""
+    value: Any = None
+    writes: tuple[str, ...] = ()
+    unavailable: str = ""
+
+    @property
+    def sent_nothing(self) -> bool:
+        """True when the verb refused before anything reached the wire."""
+        return not self.exchanges
+
+
+@dataclass(frozen=True)
+class FateRun:
+    """The four verbs' answers for one fate, through the project's verbs and, where it teaches more, raw."""
+
+    fate: Fate
+    held: tuple[tuple[str, Any], ...]
+    answers: tuple[Answer, ...]
+    raw_answers: tuple[Answer, ...] = ()
+    note: str = ""
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, jobs.LeaseRefused):
+        return f"raises {type(value).__name__}: {value.reply}"
+    if isinstance(value, redis.ResponseError):
+        return f"raises ResponseError: {error_text(value)}"
+    if isinstance(value, Exception):
+        return f"refused before the wire: {type(value).__name__}: {value}"
+    if value is None:
+        return "returns None (re-scored)"
+    if isinstance(value, list):
+        return "returns [" + ", ".join(repr(_short(v)) for v in value) + "]"
+    return f"returns {value!r}"
+
+
+def _diff(before: dict[bytes, Any], after: dict[bytes, Any], queue: str) -> tuple[str, ...]:
+    prefix = f"emq:{{{queue}}}:"
+    out = []
+    for key in sorted(set(before) | set(after)):
+        name = key.decode().removeprefix(prefix)
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            for field_name in sorted(set(old) | set(new)):
+                if old.get(field_name) != new.get(field_name):
+                    out.append(f"{name} {field_name.decode()}: {_short(old.get(field_name))} → "
+                               f"{_short(new.get(field_name))}")
+        else:
+            out.append(f"{name}: {_short(old)} → {_short(new)}")
+    return tuple(out)
+
+
+def _short(value: Any) -> str:
+    if value is None:
+        return "∅"
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+def read_state(client: redis.Redis, queue: str) -> dict[bytes, Any]:
+    """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
+    state: dict[bytes, Any] = {}
+    for key in sorted(client.scan_iter(match=f"emq:{{{queue}}}:*", count=1000)):
+        kind = client.type(key)
+        if kind == b"zset":
+            state[key] = dict(client.zrange(key, 0, -1, withscores=True))
+        elif kind == b"hash":
+            state[key] = client.hgetall(key)
+        elif kind == b"list":
+            state[key] = client.lrange(key, 0, -1)
+        else:
+            state[key] = client.get(key) if kind == b"string" else kind
+    return state
+
+
+def run_verb(store: Any, verb: str, call: Callable[[Connector], Any], client: redis.Redis | None = None) -> Answer:
+    """Run ``call`` on a fresh connector for ``verb``'s wire; record the wire, the answer and the writes."""
+    wire = 6 if verb.startswith("EMQ.") else 4
+    if wire == 6 and not store.native:
+        return Answer(verb, wire, unavailable=f"not on this backend: {store.native_reason}")
+    conn = Connector(client or store.client, wire)
+    before = read_state(store.client, store.queue)
+    try:
+        value = call(conn)
+    except (jobs.LeaseRefused, redis.ResponseError, ValueError, TypeError) as err:
+        value = err
+    after = read_state(store.client, store.queue)
+    return Answer(verb, wire, tuple(conn.log), _describe(value), value, _diff(before, after, store.queue))
+
+
+def _four(store: Any, queue: str, single: tuple[str, Any], held: Sequence[tuple[str, Any]], lease: Any,
+          client: redis.Redis | None = None) -> tuple[Answer, ...]:
+    """The four verbs through the project's own Python verbs, each from the same starting state."""
+    start = snapshot.take(store.client, queue)
+    answers = []
+    for verb in VERBS:
+        if verb in ("extend_lock", "EMQ.EXTEND"):
+            call = lambda conn: jobs.extend_lock(conn, queue, single[0], single[1], lease)  # noqa: E731
+        else:
+            call = lambda conn: jobs.extend_locks(conn, queue, list(held), lease)  # noqa: E731
+        answers.append(run_verb(store, verb, call, client))
+        snapshot.restore(store.client, queue, start)
+    return tuple(answers)
+
+
+def _raw_four(store: Any, queue: str, single: Sequence[Any], batch: Sequence[Any], numkeys: Any = 2,
+              first_key: str | None = None) -> tuple[Answer, ...]:
+    """The four verbs as raw wire commands, so inputs the Python verbs refuse can still be sent."""
+    active = first_key or keyspace.queue_key(queue, "active")
+    row = keyspace.job_key(queue, single[1]) if keyspace_ok(single[1]) else f"emq:{{{queue}}}:job:{single[1]}"
+    start = snapshot.take(store.client, queue)
+    answers = []
+    for verb in VERBS:
+        script = scripts.extend_lock() if verb in ("extend_lock", "EMQ.EXTEND") else scripts.extend_locks()
+        keys = [active, row] if script.name == "extend_lock" else [active, keyspace.queue_key(queue, "")]
+        argv = single if script.name == "extend_lock" else batch
+        if verb.startswith("EMQ."):
+            call = lambda conn, s=script, k=keys, a=argv: conn.send(s.native_verb, numkeys, *k, *a)  # noqa: E731
+        else:
+            call = lambda conn, s=script, k=keys, a=argv: conn.send(  # noqa: E731
+                "EVALSHA", s.sha, numkeys, *k, *a) if conn.send("SCRIPT", "LOAD", s.source) else None
+        answers.append(run_verb(store, verb, call))
+        snapshot.restore(store.client, queue, start)
+    return tuple(answers)
+
+
+def keyspace_ok(value: str) -> bool:
+    """True when ``value`` passes the key gate."""
+    try:
+        keyspace.gate(value)
+        return True
+    except keyspace.IllFormed:
+        return False
+
+
+def _restricted_client(store: Any) -> redis.Redis:
+    """A second connection, logged in as a user who may write active but only read the job rows."""
+    user = f"emq-dive-{store.queue}"
+    password = secrets.token_hex(16)
+    q = store.queue
+    store.client.execute_command("ACL", "SETUSER", user, "reset", "on", f">{password}", "+@all", "-@dangerous",
+                                 f"~emq:{{{q}}}:active", f"~emq:{{{q}}}:", f"%R~emq:{{{q}}}:job:*")
+    store._closers.append(lambda: store.client.execute_command("ACL", "DELUSER", user))
+    kwargs = dict(store.client.connection_pool.connection_kwargs)
+    kwargs.update(username=user, password=password)
+    restricted = redis.Redis(**{k: v for k, v in kwargs.items() if k in (
+        "host", "port", "path", "db", "username", "password", "ssl")})
+    store._closers.append(restricted.close)
+    return restricted
+
+
+def run_fate(store: Any, key: str, lease_ms: int = 30_000, claim_lease_ms: int = 10_000) -> FateRun:
+    """Set up ``key`` in a fresh queue state and run all four verbs on it, each from the same start."""
+    the_fate = fate(key)
+    reset(store)
+    client, queue = store.client, store.queue
+    a, x, b = "JOBA", "JOBX", "JOBB"
+
+    def around(middle: str | None) -> list[tuple[str, int]]:
+        held = [(a, prepare(client, queue, a, "live", claim_lease_ms))]
+        if middle is not None:
+            held.append((x, prepare(client, queue, x, middle, claim_lease_ms)))
+        held.append((b, prepare(client, queue, b, "live", claim_lease_ms)))
+        return held
+
+    if the_fate.member:
+        held = around(key)
+        answers = _four(store, queue, held[1], held, lease_ms)
+        return FateRun(the_fate, tuple(held), answers)
+    if key == "restricted":
+        if not store.acl:
+            return FateRun(the_fate, (), tuple(Answer(v, 6 if v.startswith("EMQ.") else 4,
+                                                      unavailable=store.acl_reason) for v in VERBS))
+        if store.kind != "server":
+            return FateRun(the_fate, (), tuple(Answer(v, 6 if v.startswith("EMQ.") else 4,
+                           unavailable="the app creates ACL users only on a server it spawned") for v in VERBS))
+        held = around(None)
+        answers = _four(store, queue, held[0], held, lease_ms, client=_restricted_client(store))
+        return FateRun(the_fate, tuple(held), answers, note="sent as a user with %R~ on the job rows")
+    if key == "empty":
+        single = tuple(around(None)[0])
+        reset(store)
+        start = snapshot.take(client, queue)
+        answers = (Answer("extend_lock", 4, unavailable="the single verb always names one job"),
+                   run_verb(store, "extend_locks", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms)),
+                   Answer("EMQ.EXTEND", 6, unavailable="the single verb always names one job"),
+                   run_verb(store, "EMQ.EXTENDS", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms)))
+        snapshot.restore(client, queue, start)
+        return FateRun(the_fate, (), answers, note=f"(no job; {single[0]} unused)")
+    held = around(None)
+    (ida, ta), (idb, tb) = held
+    lease = str(lease_ms)
+    if key == "unpaired":
+        raw = _raw_four(store, queue, [lease, ida, str(ta), idb], [lease, ida, str(ta), idb, str(tb), "JOBZ"])
+        return FateRun(the_fate, tuple(held) + (("JOBZ", None),), (), raw,
+                       note="only the raw wire can send a trailing id: extend_locks flattens whole pairs")
+    if key == "ill-formed":
+        bad = "JOB 7"
+        answers = _four(store, queue, (bad, 1), [held[0], (bad, 1), held[1]], lease_ms)
+        return FateRun(the_fate, (held[0], (bad, 1), held[1]), answers)
+    if key == "bad-lease":
+        answers = _four(store, queue, held[0], held, 0)
+        raw = _raw_four(store, queue, ["0", ida, str(ta)], ["0", ida, str(ta), idb, str(tb)])
+        raw += _raw_four(store, queue, ["-5", ida, str(ta)], ["-5", ida, str(ta), idb, str(tb)])
+        raw += _raw_four(store, queue, ["1.5", ida, str(ta)], ["1.5", ida, str(ta), idb, str(tb)])
+        return FateRun(the_fate, tuple(held), answers, raw,
+                       note="the verbs refuse 0 before the wire; the raw rows send 0, -5 and 1.5")
+    if key == "bad-shape":
+        raw = _raw_four(store, queue, [lease, ida, str(ta)], [lease, ida, str(ta), idb, str(tb)], numkeys=1)
+        raw += _raw_four(store, queue, [lease, ida, str(ta)], [lease, ida, str(ta), idb, str(tb)],
+                         first_key=f"emq:{{{queue}}}:pending")
+        return FateRun(the_fate, tuple(held), (), raw, note="numkeys 1, then KEYS[1] = pending")
+    raise AssertionError(f"fate {key!r} has no runner")  # every key in FATES is handled above
