@@ -330,3 +330,69 @@ def run_fate(store: Any, key: str, lease_ms: int = 30_000, claim_lease_ms: int =
                          first_key=f"emq:{{{queue}}}:pending")
         return FateRun(the_fate, tuple(held), (), raw, note="numkeys 1, then KEYS[1] = pending")
     raise AssertionError(f"fate {key!r} has no runner")  # every key in FATES is handled above
+
+
+@dataclass(frozen=True)
+class WireCompare:
+    """One batch run on wire 4 and on wire 6 from the same starting state, and how they differ."""
+
+    scripted: Answer
+    native: Answer
+    differences: tuple[str, ...]
+
+
+def _error_class(answer: Answer) -> str | None:
+    value = answer.value
+    if isinstance(value, jobs.LeaseRefused):
+        return value.reply.split(" ", 1)[0]
+    if isinstance(value, redis.ResponseError):
+        return error_text(value).split(" ", 1)[0]
+    return None
+
+
+def _epochs(answer: Answer) -> list[str]:
+    return [w.split(" ", 1)[0].removeprefix("job:") for w in answer.writes if " lease_epoch:" in w]
+
+
+def compare(store: Any, held: Sequence[tuple[str, Any]], lease_ms: int, raw_argv: Sequence[str] | None = None
+            ) -> WireCompare:
+    """Run the batch on both wires from the store's current state (restored between and after) and name what differs."""
+    queue = store.queue
+    start = snapshot.take(store.client, queue)
+    keys = [keyspace.queue_key(queue, "active"), keyspace.queue_key(queue, "")]
+    answers = []
+    for verb in ("extend_locks", "EMQ.EXTENDS"):
+        if raw_argv is None:
+            call = lambda conn: jobs.extend_locks(conn, queue, list(held), lease_ms)  # noqa: E731
+        else:
+            call = lambda conn: conn.eval(scripts.extend_locks(), keys, list(raw_argv))  # noqa: E731
+        answers.append(run_verb(store, verb, call))
+        snapshot.restore(store.client, queue, start)
+    scripted, native = answers
+    if native.unavailable:
+        return WireCompare(scripted, native, (native.unavailable,))
+    notes = []
+    s_err, n_err = _error_class(scripted), _error_class(native)
+    if scripted.outcome == native.outcome:
+        notes.append("both twins answer the same")
+    else:
+        notes.append(f"the replies differ: wire 4 {scripted.outcome}; wire 6 {native.outcome}")
+    stamped = _epochs(native)
+    if stamped:
+        notes.append(f"wire 6 stamped lease_epoch (the server's run_id) on {', '.join(stamped)}; "
+                     "wire 4 writes no lease_epoch")
+    if s_err and n_err == s_err:
+        kept = [w for w in scripted.writes if w.startswith("active ")]
+        if kept and not native.writes:
+            notes.append(f"both refuse with {s_err}, but the script kept the writes it made before the bad row "
+                         f"({'; '.join(kept)}); the native twin checks every row first and wrote nothing")
+    if n_err == "NOPERM" and s_err is None:
+        notes.append("wire 6 opens each row as the caller and refuses with NOPERM; wire 4 served the same user")
+    if n_err == "ERR" and s_err is None and raw_argv is not None and len(raw_argv) % 2 == 0:
+        notes.append("the script's `while i < #ARGV` never reads the trailing id; the native twin refuses "
+                     "the whole call")
+    same_scores = [w for w in scripted.writes if w.startswith("active ")] == \
+        [w for w in native.writes if w.startswith("active ")]
+    if same_scores and scripted.writes and not s_err and not n_err:
+        notes.append("the same members were re-scored to the same deadline on both wires")
+    return WireCompare(scripted, native, tuple(notes))
