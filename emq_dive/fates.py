@@ -374,7 +374,7 @@ def compare(store: Any, held: Sequence[tuple[str, Any]], lease_ms: int, raw_argv
     notes = []
     s_err, n_err = _error_class(scripted), _error_class(native)
     if scripted.outcome == native.outcome:
-        notes.append("both twins answer the same")
+        notes.append("both twins reply the same")
     else:
         notes.append(f"the replies differ: wire 4 {scripted.outcome}; wire 6 {native.outcome}")
     stamped = _epochs(native)

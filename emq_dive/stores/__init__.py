@@ -57,12 +57,15 @@ def fresh_queue() -> str:
 
 
 def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = None,
-               queue: str | None = None) -> Store:
-    """Open ``fakeredis``, ``server`` or a ``redis://``, ``rediss://`` or ``unix://`` URL."""
+               queue: str | None = None, run_id: str | None = None) -> Store:
+    """Open ``fakeredis``, ``server`` or a ``redis://``, ``rediss://`` or ``unix://`` URL.
+
+    ``clock`` and ``run_id`` pin the embedded store's TIME and run_id, so tests can freeze the screen.
+    """
     queue = queue or fresh_queue()
     if spec == "fakeredis":
         from .embedded import open_embedded
-        return open_embedded(queue, clock)
+        return open_embedded(queue, clock, run_id)
     if spec == "server":
         from .spawned import open_spawned
         return open_spawned(queue)

@@ -19,10 +19,10 @@ Clock = Callable[[], float]
 class EchoServer(fakeredis.FakeServer):
     """A fakeredis server with a run_id and a clock the tests may freeze."""
 
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, run_id: str | None = None) -> None:
         super().__init__(version=(7, 0), server_type="redis")
         self.clock: Clock = clock or time.time
-        self.run_id: bytes = secrets.token_hex(20).encode()
+        self.run_id: bytes = (run_id or secrets.token_hex(20)).encode()
 
 
 class _SocketHost:
@@ -107,17 +107,18 @@ class EchoConnection(fakeredis.FakeRedisConnection):
                           lua_modules=self._lua_modules, client_info=self._client_info)
 
 
-def embedded_client(clock: Clock | None = None) -> tuple[fakeredis.FakeRedis, EchoServer]:
+def embedded_client(clock: Clock | None = None, run_id: str | None = None
+                    ) -> tuple[fakeredis.FakeRedis, EchoServer]:
     """A fresh embedded server and a client of it."""
-    server = EchoServer(clock)
+    server = EchoServer(clock, run_id)
     return fakeredis.FakeRedis(server=server, connection_class=EchoConnection), server
 
 
-def open_embedded(queue: str, clock: Clock | None = None):
+def open_embedded(queue: str, clock: Clock | None = None, run_id: str | None = None):
     """The embedded store, ready to use with no setup."""
     from . import Store
 
-    client, server = embedded_client(clock)
+    client, server = embedded_client(clock, run_id)
     store = Store(
         client=client, kind="fakeredis", description=f"embedded fakeredis {fakeredis.__version__}",
         queue=queue, native=True, acl=False,
