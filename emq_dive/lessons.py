@@ -1,0 +1,232 @@
+"""Load and validate the course lessons kept as TOML files under ``lessons/``."""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+SOURCES = ("handle", "lua", "native")
+"""The step sources a section may follow: jobs.py, extend_locks.lua and native.py."""
+
+FATES = (
+    "live", "gone", "stale", "reaped", "wrongtype", "lane", "restricted",
+    "unpaired", "ill-formed", "bad-lease", "bad-shape", "empty",
+)
+"""Every fate key a lesson's ``[fates]`` table must describe."""
+
+_TOP = ("id", "module", "dive", "title", "tagline", "intro", "lease_ms", "claim_lease_ms",
+        "batch", "section", "fates")
+_SECTION = ("key", "title", "follows", "body")
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used; the message names the file and the offending key."""
+
+    def __init__(self, path: Path | None, key: str | None, problem: str) -> None:
+        self.path = path
+        self.key = key
+        self.problem = problem
+        message = f"key {key!r}: {problem}" if key else problem
+        super().__init__(f"{_shown(path)}: {message}" if path is not None else message)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled block of lesson text, and the step sources it goes with."""
+
+    key: str
+    title: str
+    body: str
+    follows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One dive of the course: its text, the default batch and the fate descriptions."""
+
+    id: str
+    module: str
+    dive: int
+    title: str
+    tagline: str
+    intro: str
+    lease_ms: int
+    claim_lease_ms: int
+    batch: tuple[str, ...]
+    sections: tuple[Section, ...]
+    fates: Mapping[str, str] = field(hash=False)
+    path: Path
+
+    @property
+    def heading(self) -> str:
+        """The full heading, such as ``Batches · dive 03 — Batch lease extension``."""
+        return f"{self.module} · dive {self.dive:02d} — {self.title}"
+
+    def section_for(self, source: str) -> Section | None:
+        """The first section that follows ``source`` (``handle``, ``lua`` or ``native``), if any."""
+        return next((s for s in self.sections if source in s.follows), None)
+
+
+def _shown(path: Path) -> str:
+    """The path relative to the working directory when it lies below it, else as given."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def lessons_dir() -> Path:
+    """The directory holding the lesson files: the installed copy when present, else the checkout's."""
+    installed = resources.files("emq_dive") / "_lessons"
+    if isinstance(installed, Path) and installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parent.parent / "lessons"
+
+
+def list_lessons() -> list[Lesson]:
+    """Every lesson in :func:`lessons_dir`, sorted by id."""
+    found = [load_file(p) for p in sorted(lessons_dir().glob("*.toml"))]
+    return sorted(found, key=lambda lesson: lesson.id)
+
+
+def load(lesson_id: str) -> Lesson:
+    """The lesson with this id; an unknown id raises LessonError naming the nearest known one."""
+    files = {p.stem: p for p in lessons_dir().glob("*.toml")}
+    if lesson_id in files:
+        return load_file(files[lesson_id])
+    known = sorted(files)
+    near = difflib.get_close_matches(lesson_id, known, n=1)
+    if near:
+        hint = f"; did you mean {near[0]!r}?"
+    else:
+        hint = f"; known: {', '.join(map(repr, known))}" if known else "; there are no lessons"
+    raise LessonError(None, None, f"no lesson {lesson_id!r}{hint}")
+
+
+def load_file(path: Path) -> Lesson:
+    """Parse and validate one lesson file; any problem raises one LessonError."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise LessonError(path, None, f"cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise LessonError(path, None, "not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as err:
+        raise LessonError(path, None, f"invalid TOML: {err}") from None
+    return _Reader(path).lesson(data)
+
+
+class _Reader:
+    """Typed access to one parsed file, raising LessonError with the key's dotted name."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, problem: str) -> LessonError:
+        return LessonError(self.path, key, problem)
+
+    def get(self, table: Mapping[str, Any], name: str, key: str) -> Any:
+        if name not in table:
+            raise self.fail(key, "missing")
+        return table[name]
+
+    def text(self, table: Mapping[str, Any], name: str, key: str) -> str:
+        value = self.get(table, name, key)
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {_kind(value)}")
+        value = value.strip()
+        if not value:
+            raise self.fail(key, "must not be empty")
+        return value
+
+    def positive(self, table: Mapping[str, Any], name: str, key: str) -> int:
+        value = self.get(table, name, key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"expected an integer, got {_kind(value)}")
+        if value <= 0:
+            raise self.fail(key, f"must be positive, got {value}")
+        return value
+
+    def strings(self, table: Mapping[str, Any], name: str, key: str, allowed: tuple[str, ...],
+                what: str) -> tuple[str, ...]:
+        value = self.get(table, name, key)
+        if not isinstance(value, list):
+            raise self.fail(key, f"expected a list, got {_kind(value)}")
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.fail(f"{key}[{index}]", f"expected a string, got {_kind(item)}")
+            if item not in allowed:
+                raise self.fail(f"{key}[{index}]",
+                                f"{item!r} is not {what} (one of {', '.join(allowed)})")
+        return tuple(value)
+
+    def only(self, table: Mapping[str, Any], names: tuple[str, ...], prefix: str) -> None:
+        for name in table:
+            if name not in names:
+                raise self.fail(prefix + name, "unexpected key")
+
+    def section(self, table: Any, index: int) -> Section:
+        at = f"section[{index}]"
+        if not isinstance(table, dict):
+            raise self.fail(at, f"expected a table, got {_kind(table)}")
+        self.only(table, _SECTION, at + ".")
+        return Section(
+            key=self.text(table, "key", f"{at}.key"),
+            title=self.text(table, "title", f"{at}.title"),
+            body=self.text(table, "body", f"{at}.body"),
+            follows=self.strings(table, "follows", f"{at}.follows", SOURCES, "a step source"),
+        )
+
+    def fates(self, data: Mapping[str, Any]) -> MappingProxyType[str, str]:
+        table = self.get(data, "fates", "fates")
+        if not isinstance(table, dict):
+            raise self.fail("fates", f"expected a table, got {_kind(table)}")
+        self.only(table, FATES, "fates.")
+        return MappingProxyType({name: self.text(table, name, f"fates.{name}") for name in FATES})
+
+    def lesson(self, data: Mapping[str, Any]) -> Lesson:
+        self.only(data, _TOP, "")
+        lesson_id = self.text(data, "id", "id")
+        if lesson_id != self.path.stem:
+            raise self.fail("id", f"{lesson_id!r} does not match the file name {self.path.name!r}")
+        raw_sections = self.get(data, "section", "section")
+        if not isinstance(raw_sections, list) or not raw_sections:
+            raise self.fail("section", "expected at least one [[section]] table")
+        sections = tuple(self.section(table, i) for i, table in enumerate(raw_sections))
+        seen: dict[str, int] = {}
+        for index, sec in enumerate(sections):
+            if sec.key in seen:
+                raise self.fail(f"section[{index}].key",
+                                f"{sec.key!r} is already the key of section[{seen[sec.key]}]")
+            seen[sec.key] = index
+        batch = self.strings(data, "batch", "batch", FATES, "a fate key")
+        if not batch:
+            raise self.fail("batch", "must list at least one fate")
+        return Lesson(
+            id=lesson_id,
+            module=self.text(data, "module", "module"),
+            dive=self.positive(data, "dive", "dive"),
+            title=self.text(data, "title", "title"),
+            tagline=self.text(data, "tagline", "tagline"),
+            intro=self.text(data, "intro", "intro"),
+            lease_ms=self.positive(data, "lease_ms", "lease_ms"),
+            claim_lease_ms=self.positive(data, "claim_lease_ms", "claim_lease_ms"),
+            batch=batch,
+            sections=sections,
+            fates=self.fates(data),
+            path=self.path,
+        )
+
+
+def _kind(value: object) -> str:
+    """A TOML-flavoured name for a value's type, for error messages."""
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string",
+             list: "an array", dict: "a table"}
+    return names.get(type(value), type(value).__name__)
