@@ -1,0 +1,34 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test bench tui-bench snapshots clean
+
+run: $(VENV)/.run
+	$(BIN)/emq-dive batches-03
+
+test: $(VENV)/.test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.run
+	$(BIN)/emq-dive bench
+
+tui-bench: $(VENV)/.test
+	$(BIN)/python benchmarks/tui_bench.py
+
+snapshots: $(VENV)/.test
+	$(BIN)/python -m pytest -q tests/test_snapshots.py --snapshot-update
+
+$(VENV)/.run: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: pyproject.toml $(VENV)/.run
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

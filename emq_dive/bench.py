@@ -1,0 +1,95 @@
+"""``emq-dive bench``: what one lease extension costs, batched, one by one, and natively."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any, Callable, Sequence
+
+from .echo_mq import jobs, keyspace
+from .echo_mq.connector import Connector
+from .stores import StoreError, open_store
+
+
+def _seed(store: Any, count: int) -> list[tuple[str, int]]:
+    """Put ``count`` live leases in place with pipelined writes (the setup is not measured)."""
+    client, queue = store.client, store.queue
+    active = keyspace.queue_key(queue, "active")
+    held = [(f"B{i:05d}", 1) for i in range(count)]
+    with client.pipeline(transaction=False) as pipe:
+        for job_id, token in held:
+            pipe.hset(keyspace.job_key(queue, job_id), "attempts", token)
+            pipe.zadd(active, {job_id: 1})
+        pipe.execute()
+    return held
+
+
+def _time(run: Callable[[], Any], repeats: int) -> float:
+    """The best of ``repeats`` wall-clock runs, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measure(store: Any, count: int, lease_ms: int = 30_000, repeats: int = 3) -> dict[str, float | None]:
+    """Microseconds per lease for each way of extending ``count`` leases on ``store``."""
+    held = _seed(store, count)
+    queue = store.queue
+    scripted, native = Connector(store.client, 4), Connector(store.client, 6)
+    jobs.extend_locks(scripted, queue, held[:1], lease_ms)  # loads the script once, outside the timing
+    single_repeats = 1 if count > 1000 else repeats
+    out: dict[str, float | None] = {
+        "batch script": _time(lambda: jobs.extend_locks(scripted, queue, held, lease_ms), repeats),
+        "single script ×N": _time(lambda: [jobs.extend_lock(scripted, queue, job_id, token, lease_ms)
+                                           for job_id, token in held], single_repeats),
+        "EMQ.EXTENDS": None,
+        "EMQ.EXTEND ×N": None,
+    }
+    if store.native:
+        out["EMQ.EXTENDS"] = _time(lambda: jobs.extend_locks(native, queue, held, lease_ms), repeats)
+        out["EMQ.EXTEND ×N"] = _time(lambda: [jobs.extend_lock(native, queue, job_id, token, lease_ms)
+                                              for job_id, token in held], single_repeats)
+    for key in store.own_keys():
+        store.client.delete(key)
+    return {name: None if secs is None else secs * 1e6 / count for name, secs in out.items()}
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Print the per-lease cost table for each backend and batch size."""
+    parser = argparse.ArgumentParser(prog="emq-dive bench", description=__doc__)
+    parser.add_argument("--backend", action="append",
+                        help="fakeredis, server or a URL (repeatable; default: fakeredis and server)")
+    parser.add_argument("--sizes", default="1,100,10000", help="comma-separated batch sizes")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the best is kept")
+    args = parser.parse_args(list(argv))
+    sizes = [int(size) for size in args.sizes.split(",")]
+    backends = args.backend or ["fakeredis", "server"]
+    print("µs per lease (best of runs); lower is better")
+    for spec in backends:
+        try:
+            store = open_store(spec)
+        except StoreError as err:
+            print(f"\n{spec}: skipped: {err}")
+            continue
+        try:
+            print(f"\n{store.description}" + ("" if store.native else f"  (no native twin: {store.native_reason})"))
+            header = ["leases", "batch script", "single script ×N", "EMQ.EXTENDS", "EMQ.EXTEND ×N", "batch gain"]
+            print("  ".join(f"{h:>17}" for h in header))
+            for size in sizes:
+                row = measure(store, size, repeats=args.repeats)
+                gain = row["single script ×N"] / row["batch script"] if row["batch script"] else float("nan")
+                cells = [f"{size:>17}"] + [f"{'—' if v is None else f'{v:.2f}':>17}" for v in row.values()]
+                print("  ".join(cells + [f"{gain:>16.1f}×"]))
+            from .bench_bullmq import report as bullmq_report
+            bullmq_report(store, sizes)
+        finally:
+            store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
