@@ -35,6 +35,25 @@ def _time(run: Callable[[], Any], repeats: int) -> float:
     return best
 
 
+def server_usec(client: Any, command: str) -> float | None:
+    """The server's total microseconds spent in ``command`` so far (INFO commandstats), or None."""
+    try:
+        stats = client.info("commandstats")
+    except Exception:  # the embedded store keeps no command statistics
+        return None
+    wanted = f"cmdstat_{command}".lower()
+    entry = next((value for name, value in stats.items() if name.lower() == wanted), None)
+    return float(entry["usec"]) if entry else 0.0
+
+
+def _server_cost(client: Any, command: str, run: Callable[[], Any], count: int) -> float | None:
+    """Microseconds per lease the server itself spent in ``command`` while ``run`` ran."""
+    before = server_usec(client, command)
+    run()
+    after = server_usec(client, command)
+    return None if before is None or after is None else (after - before) / count
+
+
 def measure(store: Any, count: int, lease_ms: int = 30_000, repeats: int = 3) -> dict[str, float | None]:
     """Microseconds per lease for each way of extending ``count`` leases on ``store``."""
     held = _seed(store, count)
@@ -49,13 +68,20 @@ def measure(store: Any, count: int, lease_ms: int = 30_000, repeats: int = 3) ->
         "EMQ.EXTENDS": None,
         "EMQ.EXTEND ×N": None,
     }
+    out["server: script"] = _server_cost(
+        store.client, "evalsha", lambda: jobs.extend_locks(scripted, queue, held, lease_ms), count)
+    out["server: native"] = None
     if store.native:
         out["EMQ.EXTENDS"] = _time(lambda: jobs.extend_locks(native, queue, held, lease_ms), repeats)
         out["EMQ.EXTEND ×N"] = _time(lambda: [jobs.extend_lock(native, queue, job_id, token, lease_ms)
                                               for job_id, token in held], single_repeats)
+        out["server: native"] = _server_cost(
+            store.client, "emq.extends", lambda: jobs.extend_locks(native, queue, held, lease_ms), count)
     for key in store.own_keys():
         store.client.delete(key)
-    return {name: None if secs is None else secs * 1e6 / count for name, secs in out.items()}
+    per_lease = {name: None if secs is None else secs * 1e6 / count
+                 for name, secs in out.items() if not name.startswith("server")}
+    return {**per_lease, "server: script": out["server: script"], "server: native": out["server: native"]}
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -68,7 +94,8 @@ def main(argv: Sequence[str] = ()) -> int:
     args = parser.parse_args(list(argv))
     sizes = [int(size) for size in args.sizes.split(",")]
     backends = args.backend or ["fakeredis", "server"]
-    print("µs per lease (best of runs); lower is better")
+    print("µs per lease, client round trip included (best of runs), then the server's own share of the batch "
+          "(INFO commandstats); lower is better")
     for spec in backends:
         try:
             store = open_store(spec)
@@ -77,15 +104,16 @@ def main(argv: Sequence[str] = ()) -> int:
             continue
         try:
             print(f"\n{store.description}" + ("" if store.native else f"  (no native twin: {store.native_reason})"))
-            header = ["leases", "batch script", "single script ×N", "EMQ.EXTENDS", "EMQ.EXTEND ×N", "batch gain"]
-            print("  ".join(f"{h:>17}" for h in header))
+            header = ["leases", "batch script", "single ×N", "EMQ.EXTENDS", "EMQ.EXTEND ×N",
+                      "server: script", "server: native", "batch vs single"]
+            print("  ".join(f"{h:>15}" for h in header))
             for size in sizes:
                 row = measure(store, size, repeats=args.repeats)
                 gain = row["single script ×N"] / row["batch script"] if row["batch script"] else float("nan")
-                cells = [f"{size:>17}"] + [f"{'—' if v is None else f'{v:.2f}':>17}" for v in row.values()]
-                print("  ".join(cells + [f"{gain:>16.1f}×"]))
+                cells = [f"{size:>15}"] + [f"{'—' if v is None else f'{v:.2f}':>15}" for v in row.values()]
+                print("  ".join(cells + [f"{gain:>14.1f}×"]))
             from .bench_bullmq import report as bullmq_report
-            bullmq_report(store, sizes)
+            bullmq_report(store, sizes, args.repeats)
         finally:
             store.close()
     return 0
