@@ -1,0 +1,121 @@
+"""The dive's Textual app: the screens, the global keys, the command palette and the worker error handler."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from .screens.dive import DiveScreen
+from .screens.error import ErrorView, describe
+from .screens.session import Session
+
+
+class DiveApp(App[None]):
+    """``emq-dive batches-03``: step a batch lease extension against a live store."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "emq-dive"
+    BINDINGS = [
+        Binding("q", "quit", "quit"),
+        Binding("question_mark", "help", "help"),
+    ]
+
+    def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark") -> None:
+        super().__init__()
+        self.session = session
+        self.start_step = step
+        self.theme = theme
+
+    def on_mount(self) -> None:
+        self.push_screen(DiveScreen(self.session, self.start_step))
+
+    @property
+    def dive(self) -> DiveScreen:
+        """The main screen, wherever the screen stack stands."""
+        return next(s for s in self.screen_stack if isinstance(s, DiveScreen))
+
+    def action_help(self) -> None:
+        """Show the keys and what each pane shows."""
+        self.dive.action_help()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Turn any worker's error into the in-app error view."""
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        self.dive.failed()
+        title, body = describe(event.worker.error)
+        self.push_screen(ErrorView(title, body), self._after_error)
+
+    def _after_error(self, choice: str | None) -> None:
+        if choice == "retry":
+            self.dive.open_batch(0)
+        elif choice == "quit":
+            self.exit()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        dive = self.dive
+        yield SystemCommand("Step forward", "Run the next step against the store (→)", dive.action_forward)
+        yield SystemCommand("Step back", "Undo the last step in the store (←)", dive.action_back)
+        yield SystemCommand("Back to the handle", "Restore the start, nothing sent (Home)", dive.action_home)
+        yield SystemCommand("Run to the end", "Run every remaining step and check it (End)", dive.action_end)
+        yield SystemCommand("Play / pause", "Step at a readable pace (space)", dive.action_play)
+        yield SystemCommand("Switch the wire", "Re-run on the other twin and compare (w)", dive.action_wire)
+        yield SystemCommand("Pick a fate", "Run the four verbs on a job's fate (f)", dive.action_fates)
+        yield SystemCommand("Next lesson section", "Browse the lesson (])", lambda: dive.action_section(1))
+        yield SystemCommand("Previous lesson section", "Browse the lesson ([)", lambda: dive.action_section(-1))
+        yield SystemCommand("Show / hide the lesson", "Toggle the lesson pane (l)", dive.action_lesson)
+        yield SystemCommand("Help", "The keys and the panes (?)", dive.action_help)
+
+
+def make_app(lesson: Any, store: Any, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
+             theme: str = "textual-dark") -> DiveApp:
+    """The dive app on ``store`` (which the caller opens and closes), at ``step`` on ``wire``."""
+    if wire not in (4, 6):
+        raise ValueError(f"wire must be 4 or 6, not {wire!r}")
+    return DiveApp(Session(store, lesson, batch, wire), step=max(0, step), theme=theme)
+
+
+async def wait_ready(app: DiveApp, pilot: Any) -> None:
+    """Wait until every worker has finished and the screen shows its result."""
+    while True:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            break
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def save_screenshot(app: DiveApp, path: str | Path, size: tuple[int, int] = (120, 40)) -> Path:
+    """Run ``app`` headless until its first full frame at the requested step, write it as SVG, and exit."""
+    target = Path(path)
+
+    async def auto(pilot: Any) -> None:
+        await wait_ready(app, pilot)
+        app.save_screenshot(target.name, str(target.parent or "."))
+        app.exit()
+
+    await app.run_async(headless=True, size=size, auto_pilot=auto)
+    return target
+
+
+def main() -> None:
+    """Run the dive on the embedded store (until the CLI module provides ``emq-dive``)."""
+    from .lessons import load
+    from .stores import open_store
+
+    store = open_store("fakeredis")
+    try:
+        make_app(load("batches-03"), store).run()
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""The compare view: one batch on both wires from the same start, replies side by side, differences named."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..echo_mq.connector import wire_text
+from ..fates import WireCompare
+from ..widgets.answer_card import AnswerCard
+
+
+class CompareView(ModalScreen[None]):
+    """Shows a WireCompare: the scripted twin, the native twin, and what differs."""
+
+    DEFAULT_CSS = """
+    CompareView { align: center middle; }
+    CompareView > VerticalScroll {
+        width: 118; max-width: 100%; height: auto; max-height: 95%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    CompareView .compare-heading { text-style: bold; color: $text-accent; }
+    CompareView .compare-muted { color: $text-muted; }
+    CompareView Horizontal { height: auto; }
+    CompareView AnswerCard { width: 1fr; }
+    """
+    BINDINGS = [Binding("escape,w,enter", "dismiss(None)", "close")]
+
+    def __init__(self, compared: WireCompare, fates: tuple[str, ...], now_wire: int) -> None:
+        super().__init__()
+        self.compared = compared
+        self.fates = fates
+        self.now_wire = now_wire
+
+    def compose(self) -> ComposeResult:
+        compared = self.compared
+        with VerticalScroll():
+            yield Static("the same batch on both wires, each from the same starting state", classes="compare-heading")
+            yield Static(f"fates: {', '.join(self.fates)}", classes="compare-muted")
+            with Horizontal():
+                yield AnswerCard(compared.scripted)
+                yield AnswerCard(compared.native)
+            yield Static("what differs", classes="compare-heading")
+            yield Static("\n".join(f"• {d}" for d in compared.differences) or "• nothing")
+            command = compared.native.exchanges[-1].sent if compared.native.exchanges else ()
+            if command:
+                yield Static(f"wire 6 sent: {wire_text(command)}", classes="compare-muted")
+            yield Static(f"now stepping on wire {self.now_wire} · escape closes", classes="compare-muted")

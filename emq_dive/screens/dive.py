@@ -1,0 +1,292 @@
+"""The dive screen: step the batch, switch the wire, pick fates; every value comes from a worker's real run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer
+from textual.worker import get_current_worker
+
+from ..fates import BY_KEY, FateRun, WireCompare
+from ..stepper import Step
+from ..widgets.batch_table import BatchTable
+from ..widgets.code_pane import CodePane
+from ..widgets.dive_header import DiveHeader
+from ..widgets.lesson_pane import LessonPane
+from ..widgets.step_bar import StepBar
+from ..widgets.store_pane import StorePane
+from ..widgets.wire_pane import WirePane
+from .compare import CompareView
+from .fate_picker import FatePicker
+from .fate_view import FateView
+from .help import HelpScreen
+from .session import END, Frame, Session, with_seq
+
+PACE = 1.2
+"""Seconds between steps while playing."""
+
+
+class DiveScreen(Screen[None]):
+    """The main screen; owns the session and turns key presses into worker runs."""
+
+    BINDINGS = [
+        Binding("right", "forward", "step", key_display="→", priority=True),
+        Binding("left", "back", "back", key_display="←", priority=True),
+        Binding("home", "home", "home", show=False, priority=True),
+        Binding("end", "end", "end", show=False, priority=True),
+        Binding("space", "play", "play/pause", priority=True),
+        Binding("w", "wire", "wire 4⇄6"),
+        Binding("f", "fates", "fates"),
+        Binding("left_square_bracket", "section(-1)", "prev section", show=False),
+        Binding("right_square_bracket", "section(1)", "next section", show=False),
+        Binding("l", "lesson", "lesson", show=False),
+    ]
+
+    @dataclass
+    class FrameReady(Message):
+        """A worker finished a store move; ``frame`` is what the screen shows now."""
+
+        frame: Frame
+
+    @dataclass
+    class Compared(Message):
+        """The wire switch ran the batch on both wires."""
+
+        compared: WireCompare
+        frame: Frame
+
+    @dataclass
+    class FateRan(Message):
+        """A fate's four verbs ran and the lesson batch was set up again."""
+
+        run: FateRun
+        frame: Frame
+
+    frame: reactive[Frame | None] = reactive(None)
+    """The engine's latest frame, from the worker that made it."""
+    step: reactive[Step | None] = reactive(None)
+    """The step on screen, pushed down to the panes."""
+    wire: reactive[int] = reactive(4)
+    """The wire the stepped run uses."""
+    playing: reactive[bool] = reactive(False)
+    """True while the run steps itself every PACE seconds."""
+    busy: reactive[str] = reactive("")
+    """What the store is doing for a batch-wide move, or empty."""
+    lesson_toggled: reactive[bool] = reactive(False)
+    """True when the learner pressed l: the lesson hides on a wide screen, and takes over a narrow one."""
+    narrow: reactive[bool] = reactive(False)
+    """True below 100 columns or 32 rows, where the secondary panes fold away."""
+
+    def __init__(self, session: Session, start_step: int = 0) -> None:
+        super().__init__()
+        self.session = session
+        self.start_step = start_step
+        self.target = start_step
+        self.seq = 0
+        self.set_reactive(DiveScreen.wire, session.wire)
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        store, lesson = self.session.store, self.session.lesson
+        header = DiveHeader().data_bind(DiveScreen.wire)
+        header.heading, header.backend = lesson.heading, store.description
+        yield header
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield StepBar().data_bind(DiveScreen.frame, DiveScreen.playing, DiveScreen.busy)
+                yield BatchTable().data_bind(DiveScreen.step)
+                code = CodePane().data_bind(DiveScreen.step)
+                code.server = store.kind != "fakeredis"
+                yield code
+                with Horizontal(id="bottom"):
+                    yield WirePane().data_bind(DiveScreen.frame)
+                    yield StorePane().data_bind(DiveScreen.frame)
+            yield LessonPane(lesson, id="lesson").data_bind(DiveScreen.step)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(PACE, self._tick, pause=True)
+        self.open_batch(self.start_step)
+
+    def on_resize(self) -> None:
+        self.narrow = self.size.width < 100 or self.size.height < 32
+
+    def watch_narrow(self, narrow: bool) -> None:
+        self.set_class(narrow, "-narrow")
+
+    def watch_playing(self, playing: bool) -> None:
+        if self._timer is not None:
+            self._timer.resume() if playing else self._timer.pause()
+
+    # -- workers: all store I/O, serialised by the session's lock ------------
+
+    def _next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    @work(thread=True, exclusive=True, group="step")
+    def _goto(self, target: int, seq: int) -> None:
+        with self.session.lock:
+            if get_current_worker().is_cancelled:
+                return
+            frame = self.session.goto(target)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    def open_batch(self, target: int = 0) -> None:
+        """Set the batch up afresh from its fates, then step to ``target``."""
+        self.playing = False
+        self.busy = "setting up the batch…"
+        self._open(target, self._next_seq())
+
+    @work(thread=True, group="store")
+    def _open(self, target: int, seq: int) -> None:
+        with self.session.lock:
+            frame = self.session.open(target)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    @work(thread=True, group="store")
+    def _switch(self, wire: int, seq: int) -> None:
+        with self.session.lock:
+            compared, frame = self.session.switch(wire)
+        self.post_message(self.Compared(compared, with_seq(frame, seq)))
+
+    @work(thread=True, group="store")
+    def _fate(self, key: str, seq: int) -> None:
+        with self.session.lock:
+            run, frame = self.session.run_fate(key)
+        self.post_message(self.FateRan(run, with_seq(frame, seq)))
+
+    @work(thread=True, group="store")
+    def _apply(self, index: int, key: str, seq: int) -> None:
+        with self.session.lock:
+            frame = self.session.apply(index, key)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    # -- results -------------------------------------------------------------
+
+    def _show(self, frame: Frame) -> None:
+        if frame.seq == self.seq:
+            self.target = frame.step.index
+            self.busy = ""
+        self.frame = frame
+        self.step = frame.step
+        self.wire = frame.wire
+        if frame.step.done:
+            self.playing = False
+
+    def on_dive_screen_frame_ready(self, message: FrameReady) -> None:
+        self._show(message.frame)
+
+    def on_dive_screen_compared(self, message: Compared) -> None:
+        self._show(message.frame)
+        self.app.push_screen(CompareView(message.compared, message.frame.fates, message.frame.wire))
+
+    def on_dive_screen_fate_ran(self, message: FateRan) -> None:
+        self._show(message.frame)
+        run = message.run
+        members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates)]
+        view = FateView(run, self.session.lesson.fates.get(run.fate.key, ""), members)
+        self.app.push_screen(view, lambda index: self._applied(index, run.fate.key))
+
+    def _applied(self, index: int | None, key: str) -> None:
+        if index is not None:
+            self.busy = f"giving {key} to member {index + 1} and setting the batch up again…"
+            self._apply(index, key, self._next_seq())
+
+    def failed(self) -> None:
+        """A worker raised: the store moves stop until the batch is set up again."""
+        self.busy = ""
+        self.playing = False
+
+    # -- actions ---------------------------------------------------------------
+
+    def _ready(self) -> bool:
+        if self.busy or self.frame is None:
+            self.notify("the store is busy; one moment", severity="warning", timeout=2)
+            return False
+        return True
+
+    def _step_to(self, target: int) -> None:
+        if self.frame is None or self.busy:
+            return
+        self.target = target
+        self._goto(target, self._next_seq())
+
+    def action_forward(self) -> None:
+        """Run the next step against the store."""
+        if self.frame is not None and self.target < self.frame.step.count:
+            self._step_to(self.target + 1)
+
+    def action_back(self) -> None:
+        """Undo the last step in the store and show the one before."""
+        if self.target > 0:
+            self._step_to(self.target - 1)
+
+    def action_home(self) -> None:
+        """Back to the handle, before anything was sent."""
+        self._step_to(0)
+
+    def action_end(self) -> None:
+        """Run every remaining step."""
+        if self.frame is not None:
+            self._step_to(self.frame.step.count)
+
+    def action_play(self) -> None:
+        """Play or pause the run at a readable pace."""
+        if self.frame is not None and not self.playing and self.frame.step.done:
+            self._step_to(0)
+        self.playing = not self.playing
+
+    def _tick(self) -> None:
+        if self.frame is not None and self.frame.step.done:
+            self.playing = False
+        else:
+            self.action_forward()
+
+    def action_wire(self) -> None:
+        """Re-run the batch on the other wire from the same start and compare both twins."""
+        if not self._ready():
+            return
+        other = 6 if self.wire == 4 else 4
+        if other == 6 and not self.session.store.native:
+            self.notify(f"wire 6 is not on this backend: {self.session.store.native_reason}", timeout=6)
+        self.playing = False
+        self.busy = "running the batch on both wires…"
+        self._switch(other, self._next_seq())
+
+    def action_fates(self) -> None:
+        """Pick a job's fate and run the four verbs on it."""
+        if not self._ready():
+            return
+        store = self.session.store
+        picker = FatePicker(self.session.lesson.fates, store.acl, store.acl_reason)
+        self.app.push_screen(picker, self._picked)
+
+    def _picked(self, key: str | None) -> None:
+        if key is not None and key in BY_KEY:
+            self.playing = False
+            self.busy = f"running the four verbs on {key}…"
+            self._fate(key, self._next_seq())
+
+    def action_section(self, delta: int) -> None:
+        """Browse the lesson's sections."""
+        self.query_one(LessonPane).browse(delta)
+
+    def action_lesson(self) -> None:
+        """Show or hide the lesson pane (on a narrow screen, swap it with the stepping panes)."""
+        self.lesson_toggled = not self.lesson_toggled
+
+    def watch_lesson_toggled(self, toggled: bool) -> None:
+        self.set_class(toggled, "-toggled")
+
+    def action_help(self) -> None:
+        """Show the keys and what each pane shows."""
+        self.app.push_screen(HelpScreen(PACE))
+

@@ -1,0 +1,61 @@
+"""The error view: what went wrong with the store, in words, inside the app."""
+
+from __future__ import annotations
+
+import redis
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..echo_mq.connector import error_text
+from ..echo_mq.keyspace import IllFormed
+
+
+def describe(err: BaseException) -> tuple[str, str]:
+    """A title and an explanation for an error raised by store I/O."""
+    if isinstance(err, (redis.ConnectionError, redis.TimeoutError)):
+        return "The store is gone", f"{err}\n\nThe server stopped answering. Check it is running, then press r."
+    if isinstance(err, redis.ResponseError):
+        text = error_text(err)
+        word = text.split(" ", 1)[0]
+        if word == "NOPERM":
+            return "The store refused: NOPERM", f"{text}\n\nThe connected user may not touch these keys."
+        if word == "WRONGTYPE":
+            return "The store refused: WRONGTYPE", f"{text}\n\nA key of the queue holds another type."
+        return f"The store answered with an error: {word}", text
+    if isinstance(err, IllFormed):
+        return "An ill-formed id", f"{err}\n\nThe key gate refuses it before anything reaches the store."
+    return f"Something went wrong: {type(err).__name__}", str(err)
+
+
+class ErrorView(ModalScreen[str]):
+    """Shows one error; r retries, escape closes, q quits."""
+
+    DEFAULT_CSS = """
+    ErrorView { align: center middle; }
+    ErrorView > Vertical {
+        width: 76; max-width: 100%; height: auto; max-height: 90%;
+        border: thick $error; background: $surface; padding: 1 2;
+    }
+    ErrorView #error-title { text-style: bold; color: $text-error; margin-bottom: 1; }
+    ErrorView #error-keys { color: $text-muted; margin-top: 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "dismiss('close')", "close"),
+        Binding("r", "dismiss('retry')", "retry"),
+        Binding("q", "dismiss('quit')", "quit"),
+    ]
+
+    def __init__(self, title: str, body: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text), id="error-title")
+            yield Static(Text(self.body), id="error-body")
+            yield Static("r retry (set the batch up again) · escape close · q quit", id="error-keys")

@@ -1,0 +1,63 @@
+"""The fate picker: every fate of the engine's table, described in the lesson's words."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..fates import FATES
+
+
+class FatePicker(ModalScreen[str | None]):
+    """Lists FATES; choosing one dismisses with its key."""
+
+    DEFAULT_CSS = """
+    FatePicker { align: center middle; }
+    FatePicker > Vertical {
+        width: 96; max-width: 100%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    FatePicker #fate-intro { color: $text-muted; margin-bottom: 1; }
+    FatePicker OptionList { height: auto; max-height: 30; }
+    """
+    BINDINGS = [Binding("escape,f", "dismiss(None)", "close")]
+
+    def __init__(self, descriptions: Mapping[str, str], acl: bool, acl_reason: str, highlight: str = "") -> None:
+        super().__init__()
+        self.descriptions = descriptions
+        self.acl = acl
+        self.acl_reason = acl_reason
+        self.highlight = highlight
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("A job's fate · run the single verb, the batch verb and both native commands on it, "
+                         "each from the same starting state. Enter runs it.", id="fate-intro")
+            yield OptionList(*(self._option(f) for f in FATES), id="fates")
+
+    def _option(self, fate: Any) -> Option:
+        text = Text()
+        text.append(f"{fate.key:<11}", style="bold")
+        text.append(f"{fate.title}", style="italic")
+        text.append(" · a member fate" if fate.member else " · a whole-call fate", style="dim")
+        if fate.needs_acl and not self.acl:
+            text.append(f" (unavailable here: {self.acl_reason})", style="dim")
+        text.append(f"\n  {self.descriptions.get(fate.key, '')}")
+        return Option(text, id=fate.key)
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        keys = [f.key for f in FATES]
+        options.highlighted = keys.index(self.highlight) if self.highlight in keys else 0
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)

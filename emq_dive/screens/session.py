@@ -1,0 +1,136 @@
+"""The dive's engine side, free of widgets: one batch, one stepper, and every store move the screen asks for."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import redis
+
+from .. import fates, store_view
+from ..echo_mq import jobs
+from ..echo_mq.connector import error_text
+from ..stepper import Agreement, Step, Stepper
+
+END = -1
+"""A step target meaning the end of the run, wherever it stops."""
+
+VERBS = {4: "EVALSHA", 6: "EMQ.EXTENDS"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Everything one screen of the dive shows, read from the engine in one go."""
+
+    step: Step
+    wire: int
+    held: tuple[tuple[str, int], ...]
+    fates: tuple[str, ...]
+    view: store_view.StoreView
+    agreement: Agreement | None = None
+    answer: str = ""
+    """What the handle returns or raises once the run is over."""
+    seq: int = 0
+
+
+def answer_text(value: Any) -> str:
+    """The handle's answer as a learner reads it: ``returns [...]`` or ``raises …``."""
+    if isinstance(value, redis.ResponseError):
+        return f"raises ResponseError: {error_text(value)}"
+    if isinstance(value, Exception):
+        return f"raises {type(value).__name__}: {value}"
+    return f"returns {value!r}"
+
+
+def rescored_ids(step: Step) -> frozenset[str]:
+    """The ids this step's ZADD calls re-scored."""
+    return frozenset(c.sent[3].decode() for c in step.calls if c.sent[0].upper() == b"ZADD" and len(c.sent) > 3)
+
+
+class Session:
+    """Owns the stepper; every method does store I/O, so call them from one worker thread at a time (``lock``)."""
+
+    def __init__(self, store: Any, lesson: Any, batch: Sequence[str] | None = None, wire: int = 4) -> None:
+        self.store = store
+        self.lesson = lesson
+        self.fates: tuple[str, ...] = tuple(batch or lesson.batch)
+        self.wire = wire if wire == 4 or store.native else 4
+        self.lock = threading.Lock()
+        self.stepper: Stepper | None = None
+        self.held: tuple[tuple[str, int], ...] = ()
+        self._agreement: Agreement | None = None
+        self._answer = ""
+
+    def open(self, target: int = 0) -> Frame:
+        """Set the batch up afresh from its fates and step it to ``target``."""
+        batch = fates.build_batch(self.store, self.fates, self.lesson.lease_ms, self.lesson.claim_lease_ms)
+        self.held = batch.held
+        self._new_stepper(self.wire)
+        return self.goto(target)
+
+    def _new_stepper(self, wire: int) -> None:
+        self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire)
+        self.wire = wire
+        self._agreement, self._answer = None, ""
+
+    def goto(self, target: int) -> Frame:
+        """Step forward or back until the stepper stands at ``target`` (or at the end, for END)."""
+        stepper = self.stepper
+        assert stepper is not None
+        target = stepper.count if target == END else max(0, target)
+        while stepper.position > target:
+            stepper.back()
+        while stepper.position < target and not stepper.finished:
+            stepper.forward()
+        return self.frame()
+
+    def frame(self) -> Frame:
+        """The screen's data for the stepper's current step."""
+        stepper = self.stepper
+        assert stepper is not None
+        step = stepper.current
+        if step.done and self._agreement is None:
+            self._agreement = stepper.verify()
+            self._answer = answer_text(stepper.handle_answer()[1])
+        ids = [job for job, _ in self.held]
+        current = min(max(step.index - 1, 0), max(len(ids) - 1, 0))
+        view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step))
+        done = step.done
+        return Frame(step=step, wire=self.wire, held=self.held, fates=self.fates, view=view,
+                     agreement=self._agreement if done else None, answer=self._answer if done else "")
+
+    def switch(self, wire: int) -> tuple[fates.WireCompare, Frame]:
+        """Compare both wires from the batch's start, then re-run the batch on ``wire`` to the same step."""
+        stepper = self.stepper
+        assert stepper is not None
+        position = stepper.position
+        stepper.home()
+        compared = fates.compare(self.store, self.held, self.lesson.lease_ms)
+        if wire == 6 and not self.store.native:
+            return compared, self.goto(position)
+        self._new_stepper(wire)
+        return compared, self.goto(position)
+
+    def run_fate(self, key: str) -> tuple[fates.FateRun, Frame]:
+        """Run the four verbs on one fate, then set the lesson batch up again and step it back to where it was."""
+        position = self.stepper.position if self.stepper else 0
+        ran = fates.run_fate(self.store, key, self.lesson.lease_ms, self.lesson.claim_lease_ms)
+        return ran, self.open(position)
+
+    def apply(self, index: int, key: str) -> Frame:
+        """Give member ``index`` the fate ``key`` and re-run the batch from the handle."""
+        fates.fate(key)
+        changed = list(self.fates)
+        changed[index] = key
+        self.fates = tuple(changed)
+        return self.open(0)
+
+    def check(self) -> None:
+        """Raise what the handle would raise for this batch before anything is sent (an ill-formed id, a bad lease)."""
+        jobs.check_lease(self.lesson.lease_ms)
+
+
+def with_seq(frame: Frame, seq: int) -> Frame:
+    """The frame tagged with the request it answers."""
+    return replace(frame, seq=seq)

@@ -1,0 +1,123 @@
+"""What the store pane shows, read from the live store without any UI: active, pending and the members' rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import redis
+
+from .echo_mq import keyspace
+from .echo_mq.connector import error_text
+
+WINDOW = 8
+"""How many members the pane reads around the current one when the batch is larger than that."""
+
+ROW_FIELDS = (b"attempts", b"group", b"lease_epoch")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One member's job row as the store holds it, or what stands in its place."""
+
+    id: str
+    kind: str
+    """``hash``, ``none`` (no row) or the key's other type, such as ``string``."""
+    fields: tuple[tuple[str, str | None], ...] = ()
+    text: str = ""
+    """The value of a non-hash key, shown as the store holds it."""
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class ActiveEntry:
+    """One shown member's place in the active set: its score, or None when it is not a member."""
+
+    id: str
+    score: int | None
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class StoreView:
+    """The keys of a window of the batch: the active set, pending, and each shown member's row."""
+
+    first: int
+    """The batch index of the first shown member."""
+    total: int
+    active: tuple[ActiveEntry, ...]
+    active_count: int
+    pending: tuple[str, ...]
+    pending_count: int
+    rows: tuple[Row, ...]
+
+
+def window(total: int, current: int, size: int = WINDOW) -> range:
+    """The member indexes to show: all of a small batch, else ``size`` of them around ``current``."""
+    if total <= size:
+        return range(total)
+    start = min(max(0, current - size // 2), total - size)
+    return range(start, start + size)
+
+
+def relative(score: int | None, now: int | None) -> str:
+    """A score as a deadline relative to the shared ``now`` (``now+30000``), or as read when ``now`` is unknown."""
+    if score is None:
+        return "nil"
+    if now is None:
+        return str(score)
+    delta = score - now
+    return f"now{delta:+d}" if delta else "now"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return str(value)
+
+
+def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
+         written: frozenset[bytes] = frozenset(), rescored: frozenset[str] = frozenset()) -> StoreView:
+    """Read the window of ``ids`` around ``current``; ``written`` keys and ``rescored`` ids are marked changed."""
+    shown = window(len(ids), current)
+    members = [ids[i] for i in shown]
+    active_key = keyspace.queue_key(queue, "active")
+    pending_key = keyspace.queue_key(queue, "pending")
+    row_keys = [f"emq:{{{queue}}}:job:{member}" for member in members]
+    pipe = client.pipeline(transaction=False)
+    pipe.zcard(active_key)
+    pipe.llen(pending_key)
+    pipe.lrange(pending_key, 0, WINDOW - 1)
+    for member in members:
+        pipe.zscore(active_key, member)
+    for key in row_keys:
+        pipe.type(key)
+    replies = pipe.execute(raise_on_error=False)
+    active_count, pending_count, pending = replies[0], replies[1], replies[2]
+    scores = replies[3: 3 + len(members)]
+    kinds = [_text(k) for k in replies[3 + len(members):]]
+    pipe = client.pipeline(transaction=False)
+    for key, kind in zip(row_keys, kinds):
+        if kind == "hash":
+            pipe.hmget(key, list(ROW_FIELDS))
+        elif kind == "string":
+            pipe.get(key)
+    values = iter(pipe.execute(raise_on_error=False))
+    rows = []
+    for member, key, kind in zip(members, row_keys, kinds):
+        changed = key.encode() in written
+        if kind == "hash":
+            got = next(values)
+            fields = tuple((name.decode(), None if v is None else _text(v)) for name, v in zip(ROW_FIELDS, got))
+            rows.append(Row(member, kind, fields, changed=changed))
+        elif kind == "string":
+            got = next(values)
+            rows.append(Row(member, kind, text=error_text(got) if isinstance(got, Exception) else _text(got),
+                            changed=changed))
+        else:
+            rows.append(Row(member, kind, changed=changed))
+    active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(score),
+                               member in rescored)
+                   for member, score in zip(members, scores))
+    return StoreView(first=shown.start, total=len(ids), active=active, active_count=int(active_count),
+                     pending=tuple(_text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows))

@@ -1,0 +1,183 @@
+"""The batch table: one row per member, its three checks as read, and its verdict; only visible rows are drawn."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..stepper import NOT_EVALUATED, Member, Step
+
+COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 13), ("token?", 13), ("in active?", 13),
+           ("verdict", 20))
+
+
+def _foreground(style: Style) -> Style:
+    """Only the colour and emphasis of ``style``, so the row's background stays."""
+    return Style(color=style.color, bold=style.bold, italic=style.italic)
+
+
+def _value(raw: object) -> str:
+    return raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else str(raw)
+
+
+def relative(score: object, now: int | None) -> str:
+    """A ZSCORE reply or a new score as a deadline relative to the shared ``now``."""
+    try:
+        value = int(float(_value(score)))
+    except ValueError:
+        return _value(score)
+    if now is None:
+        return str(value)
+    return f"now{value - now:+d}" if value != now else "now"
+
+
+def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
+    """Each column's text and its style role (``dim``, ``ok``, ``bad``, ``note`` or empty)."""
+    out = [(str(member.index + 1), "dim"), (member.id, ""), (member.token, "")]
+    if not member.ran:
+        return out + [("", ""), ("", ""), ("", ""), ("waiting", "dim")]
+    att = member.attempts
+    if att == NOT_EVALUATED:
+        out.append((NOT_EVALUATED, "dim"))
+    elif member.outcome == "error":
+        out.append((_value(att), "bad"))
+    elif att is None:
+        out.append(("nil ✗", "bad"))
+    else:
+        out.append((f'"{_value(att)}" ✓', "ok"))
+    if member.token_ok == NOT_EVALUATED:
+        out.append((NOT_EVALUATED, "dim"))
+    elif member.token_ok:
+        out.append((f'"{_value(att)}"="{member.token}" ✓', "ok"))
+    else:
+        out.append((f'"{_value(att)}"≠"{member.token}" ✗', "bad"))
+    if member.score == NOT_EVALUATED:
+        out.append((NOT_EVALUATED, "dim"))
+    elif member.score is None:
+        out.append(("nil ✗", "bad"))
+    else:
+        out.append((f"{relative(member.score, now)} ✓", "ok"))
+    if member.outcome == "re-scored":
+        out.append((f"re-scored → {relative(member.new_score, now)}", "ok"))
+    elif member.outcome == "failed":
+        out.append((f"joins failed ({member.reason})", "bad"))
+    elif member.outcome == "live":
+        out.append(("live: re-scored in the write pass", "note"))
+    elif member.outcome == "error":
+        out.append(("the run stops here", "bad"))
+    else:
+        out.append(("", ""))
+    return out
+
+
+class BatchTable(ScrollView, can_focus=False):
+    """Draws one line per member with the Line API, so a step redraws only what is on screen."""
+
+    DEFAULT_CSS = """
+    BatchTable {
+        height: auto;
+        max-height: 12;
+        border: round $primary 50%;
+        border-title-color: $text-primary;
+        scrollbar-size-vertical: 1;
+        overflow-x: hidden;
+    }
+    BatchTable > .batch-table--header { text-style: bold; color: $text-primary; }
+    BatchTable > .batch-table--current { background: $accent 25%; }
+    BatchTable > .batch-table--dim { color: $text-disabled; text-style: italic; }
+    BatchTable > .batch-table--ok { color: $text-success; }
+    BatchTable > .batch-table--bad { color: $text-error; }
+    BatchTable > .batch-table--note { color: $text-warning; }
+    """
+    COMPONENT_CLASSES = {"batch-table--header", "batch-table--current", "batch-table--dim", "batch-table--ok",
+                         "batch-table--bad", "batch-table--note"}
+
+    step: reactive[Step | None] = reactive(None)
+    """The step whose members are drawn."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._cache: dict[tuple[int, Member, bool, int | None, int], Strip] = {}
+        self.border_title = "the batch · row? → token? → in active? (checked in order)"
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        step = self.step
+        return 1 + (len(step.members) if step else 1)
+
+    def watch_step(self, old: Step | None, step: Step | None) -> None:
+        if step is None:
+            return
+        width = self.scrollable_content_region.width
+        if old is None or len(old.members) != len(step.members) or self.virtual_size.width != width:
+            self._cache.clear()
+            self.virtual_size = Size(width, len(step.members) + 1)
+            self.refresh(layout=True)
+        current = self._current(step)
+        if current is not None:
+            self.scroll_to_region_row(current + 1)
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self.step is not None:
+            self.virtual_size = Size(self.scrollable_content_region.width, len(self.step.members) + 1)
+
+    def scroll_to_region_row(self, row: int) -> None:
+        """Keep ``row`` of the virtual table in view."""
+        height = self.scrollable_content_region.height
+        if height <= 1:
+            return
+        top = self.scroll_offset.y
+        if row < top + 1 or row >= top + height:
+            self.scroll_to(y=max(0, row - height // 2), animate=False, immediate=True)
+
+    @staticmethod
+    def _current(step: Step) -> int | None:
+        if step.index == 0 or not step.members:
+            return None
+        return min(step.index, len(step.members)) - 1
+
+    def _columns(self) -> list[tuple[str, int]]:
+        members = self.step.members if self.step else ()
+        widths = [len(str(len(members))), max((len(m.id) for m in members), default=5)]
+        columns = [(name, max(width, widths[i])) if i < 2 else (name, width)
+                   for i, (name, width) in enumerate(COLUMNS[:-1])]
+        fixed = sum(width + 1 for _, width in columns)
+        last = max(COLUMNS[-1][1], self.scrollable_content_region.width - fixed - 1)
+        return [*columns, (COLUMNS[-1][0], last)]
+
+    def _row(self, member: Member, current: bool, now: int | None) -> Strip:
+        columns = self._columns()
+        key = (member.index, member, current, now, columns[-1][1])
+        strip = self._cache.get(key)
+        if strip is None:
+            base = self.rich_style + (self.get_component_rich_style("batch-table--current") if current else Style())
+            segments = []
+            for (text, role), (_, width) in zip(cells(member, now), columns):
+                style = base + (_foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
+                cell = Text(text, no_wrap=True, overflow="ellipsis")
+                cell.truncate(width, overflow="ellipsis", pad=True)
+                segments.append(Segment(cell.plain + " ", style))
+            strip = Strip(segments)
+            self._cache[key] = strip
+            if len(self._cache) > 4096:
+                self._cache.clear()
+        return strip
+
+    def render_line(self, y: int) -> Strip:
+        step = self.step
+        width = self.scrollable_content_region.width
+        if y == 0:
+            style = self.get_component_rich_style("batch-table--header")
+            text = "".join(f"{name:<{w}.{w}} " for name, w in self._columns())
+            return Strip([Segment(text, self.rich_style + style)]).crop_extend(0, width, self.rich_style)
+        index = self.scroll_offset.y + y - 1
+        if step is None or index >= len(step.members):
+            return Strip.blank(width, self.rich_style)
+        member = step.members[index]
+        strip = self._row(member, index == self._current(step), step.now)
+        return strip.crop_extend(0, width, self.rich_style)

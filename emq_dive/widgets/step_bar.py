@@ -1,0 +1,81 @@
+"""The step bar: step k of n, the shared now, the failed list so far, and at the end the atomic check."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..echo_mq.connector import reply_text
+from ..screens.session import Frame
+
+
+def failed_text(frame: Frame) -> str:
+    """``failed after member k: [...]``, as the run has built it so far."""
+    step = frame.step
+    ran = sum(1 for m in step.members if m.ran)
+    listed = "[" + ", ".join(step.failed) + "]"
+    if step.index == 0:
+        return "failed: [] · nothing sent yet"
+    if step.done:
+        return f"failed: {listed}"
+    return f"failed after member {ran}: {listed}"
+
+
+class StepBar(Widget):
+    """Says where the run stands, in the engine's own values."""
+
+    DEFAULT_CSS = """
+    StepBar { height: auto; padding: 0 1; background: $boost; }
+    StepBar > .step-bar--title { text-style: bold; color: $text-accent; }
+    StepBar > .step-bar--ok { color: $text-success; }
+    StepBar > .step-bar--bad { color: $text-error; text-style: bold; }
+    StepBar > .step-bar--muted { color: $text-muted; }
+    """
+    COMPONENT_CLASSES = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
+
+    frame: reactive[Frame | None] = reactive(None, layout=True)
+    """The frame whose step is described."""
+    playing: reactive[bool] = reactive(False)
+    """True while the run steps itself."""
+    busy: reactive[str] = reactive("")
+    """What the store is doing right now, or empty."""
+
+    def render(self) -> Text:
+        frame = self.frame
+        style = self.get_component_rich_style
+        if frame is None:
+            return Text(self.busy or "setting up the batch…", style=style("step-bar--muted"))
+        step = frame.step
+        out = Text()
+        out.append(f"step {step.index} of {step.count}", style=style("step-bar--title"))
+        out.append(f" · {step.title}")
+        if self.playing:
+            out.append("  ▶ playing (space pauses)", style=style("step-bar--ok"))
+        if self.busy:
+            out.append(f"  {self.busy}", style=style("step-bar--muted"))
+        out.append("\n")
+        if step.now is None:
+            out.append("now: not read yet — the first step reads TIME once for the whole batch",
+                       style=style("step-bar--muted"))
+        else:
+            out.append(f"now = {step.now}", style=style("step-bar--title"))
+            out.append(f" · read once; every re-score is now+{step.lease_ms}", style=style("step-bar--muted"))
+        out.append("\n")
+        out.append(failed_text(frame))
+        if step.error is not None:
+            out.append("\n")
+            out.append(f"the run stops with an error: {step.error}", style=style("step-bar--bad"))
+        agreement = frame.agreement
+        if agreement is not None:
+            out.append("\n")
+            if agreement.agree:
+                reply = agreement.atomic_reply
+                shown = reply_text(reply) if not isinstance(reply, str) else reply
+                same_now = ", the same now" if agreement.atomic_now is not None else ""
+                out.append(f"✓ the atomic run agrees: reply {shown}{same_now}, the same store",
+                           style=style("step-bar--ok"))
+            else:
+                out.append("✗ the stepped and atomic runs differ: " + "; ".join(agreement.differences),
+                           style=style("step-bar--bad"))
+        return out

@@ -1,0 +1,84 @@
+"""The store pane: active with deadlines relative to now, pending, and each shown member's row."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..screens.session import Frame
+from ..store_view import relative
+
+
+def _short(value: str | None, width: int = 10) -> str:
+    if value is None:
+        return "–"
+    return value if len(value) <= width else value[: width - 1] + "…"
+
+
+class StorePane(Widget):
+    """What the store holds after the step, the keys the step wrote marked."""
+
+    DEFAULT_CSS = """
+    StorePane {
+        width: 34;
+        height: 100%;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        padding: 0 1;
+        border: round $primary 50%;
+        border-title-color: $text-primary;
+    }
+    StorePane > .store-pane--key { text-style: bold; color: $text-primary; }
+    StorePane > .store-pane--changed { background: $warning 30%; text-style: bold; }
+    StorePane > .store-pane--muted { color: $text-muted; }
+    """
+    COMPONENT_CLASSES = {"store-pane--key", "store-pane--changed", "store-pane--muted"}
+
+    frame: reactive[Frame | None] = reactive(None)
+    """The frame whose store view is drawn."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.border_title = "store"
+
+    def watch_frame(self, frame: Frame | None) -> None:
+        if frame is not None:
+            view = frame.view
+            shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"
+            self.border_subtitle = f"members {shown}" if view.total > len(view.rows) else ""
+
+    def render(self) -> Text:
+        frame = self.frame
+        style = self.get_component_rich_style
+        if frame is None:
+            return Text("reading…", style=style("store-pane--muted"))
+        view, now = frame.view, frame.step.now
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(f"active ({view.active_count})", style=style("store-pane--key"))
+        out.append("  score = deadline\n" if now is not None else "  score as read\n", style=style("store-pane--muted"))
+        for entry in view.active:
+            line = f"  {entry.id:<7} {relative(entry.score, now) if entry.score is not None else 'not a member'}"
+            if entry.changed:
+                out.append(line + "  ← ZADD", style=style("store-pane--changed"))
+            else:
+                out.append(line, style=style("store-pane--muted") if entry.score is None else "")
+            out.append("\n")
+        out.append(f"pending ({view.pending_count})", style=style("store-pane--key"))
+        out.append("  " + (" ".join(view.pending) if view.pending else "(empty)") + "\n")
+        out.append("rows", style=style("store-pane--key"))
+        out.append("  attempts·group·lease_epoch\n", style=style("store-pane--muted"))
+        for row in view.rows:
+            if row.kind == "hash":
+                values = dict(row.fields)
+                text = (f"  {row.id:<7} {_short(values.get('attempts'), 4):<4} · {_short(values.get('group'), 6)}"
+                        f" · {_short(values.get('lease_epoch'))}")
+            elif row.kind == "none":
+                text = f"  {row.id:<7} (no row)"
+            else:
+                text = f"  {row.id:<7} a {row.kind}: {row.text!r}"
+            out.append(text + ("  ← HSET" if row.changed else ""),
+                       style=style("store-pane--changed") if row.changed else "")
+            out.append("\n")
+        out.rstrip()
+        return out
