@@ -8,7 +8,7 @@ from typing import Any, Iterable, Sequence
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import WorkerFailed
 
 from .screens.dive import DiveScreen
 from .screens.error import ErrorView, describe
@@ -43,12 +43,10 @@ class DiveApp(App[None]):
         """Show the keys and what each pane shows."""
         self.dive.action_help()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Turn any worker's error into the in-app error view."""
-        if event.state != WorkerState.ERROR or event.worker.error is None:
-            return
+    def show_error(self, error: BaseException) -> None:
+        """Show a worker's error in the in-app error view."""
         self.dive.failed()
-        title, body = describe(event.worker.error)
+        title, body = describe(error)
         self.push_screen(ErrorView(title, body), self._after_error)
 
     def _after_error(self, choice: str | None) -> None:
@@ -84,7 +82,10 @@ def make_app(lesson: Any, store: Any, *, wire: int = 4, step: int = 0, batch: Se
 async def wait_ready(app: DiveApp, pilot: Any) -> None:
     """Wait until every worker has finished and the screen shows its result."""
     while True:
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerFailed:
+            pass
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             break

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..fates import BY_KEY, FateRun, WireCompare
 from ..stepper import Step
@@ -131,7 +131,7 @@ class DiveScreen(Screen[None]):
         self.seq += 1
         return self.seq
 
-    @work(thread=True, exclusive=True, group="step")
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
     def _goto(self, target: int, seq: int) -> None:
         with self.session.lock:
             if get_current_worker().is_cancelled:
@@ -145,25 +145,25 @@ class DiveScreen(Screen[None]):
         self.busy = "setting up the batch…"
         self._open(target, self._next_seq())
 
-    @work(thread=True, group="store")
+    @work(thread=True, group="store", exit_on_error=False)
     def _open(self, target: int, seq: int) -> None:
         with self.session.lock:
             frame = self.session.open(target)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 
-    @work(thread=True, group="store")
+    @work(thread=True, group="store", exit_on_error=False)
     def _switch(self, wire: int, seq: int) -> None:
         with self.session.lock:
             compared, frame = self.session.switch(wire)
         self.post_message(self.Compared(compared, with_seq(frame, seq)))
 
-    @work(thread=True, group="store")
+    @work(thread=True, group="store", exit_on_error=False)
     def _fate(self, key: str, seq: int) -> None:
         with self.session.lock:
             run, frame = self.session.run_fate(key)
         self.post_message(self.FateRan(run, with_seq(frame, seq)))
 
-    @work(thread=True, group="store")
+    @work(thread=True, group="store", exit_on_error=False)
     def _apply(self, index: int, key: str, seq: int) -> None:
         with self.session.lock:
             frame = self.session.apply(index, key)
@@ -199,6 +199,11 @@ class DiveScreen(Screen[None]):
         if index is not None:
             self.busy = f"giving {key} to member {index + 1} and setting the batch up again…"
             self._apply(index, key, self._next_seq())
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a worker's error is handled: it becomes the app's error view, never a traceback."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.app.show_error(event.worker.error)  # type: ignore[attr-defined]
 
     def failed(self) -> None:
         """A worker raised: the store moves stop until the batch is set up again."""

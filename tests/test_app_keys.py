@@ -1,0 +1,114 @@
+"""Pilot tests: help, the lesson pane, the command palette, narrow terminals, screenshots and the code markers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+from emq_dive.app import save_screenshot
+from emq_dive.echo_mq import jobs, native, scripts
+from emq_dive.echo_mq.scripts import marker_lines
+from emq_dive.screens.help import HelpScreen
+from emq_dive.stepper import LUA_MARKS
+from emq_dive.widgets.code_pane import SOURCES, module_line, source
+from emq_dive.widgets.lesson_pane import LessonPane
+from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
+
+HANDLE_MARKS = {"gate", "flatten", "argv", "keys", "send", "failed"}
+LUA_NEEDED = {"clock", "loop", "member", "row-key", "check-row", "check-token", "check-active", "rescore", "fail",
+              "reply"}
+NATIVE_NEEDED = {"shape", "clock", "read-pass", "read-acl", "read-verdict", "read-live", "read-fail", "write-pass",
+                 "write-acl", "epoch", "write-rescore", "write-epoch", "reply", "check-row", "check-token",
+                 "check-active"}
+
+
+def test_every_marker_the_panes_rely_on_is_in_the_sources():
+    assert HANDLE_MARKS <= set(marker_lines(inspect.getsource(jobs)))
+    assert LUA_NEEDED <= set(marker_lines(scripts.extend_locks().source)) == set(LUA_MARKS)
+    assert NATIVE_NEEDED <= set(marker_lines(inspect.getsource(native)))
+    assert NATIVE_NEEDED <= set(source("module").markers)
+    for name in NATIVE_NEEDED:
+        assert module_line(source("native").markers[name]) == source("module").markers[name]
+    for key, path in SOURCES.items():
+        assert path.is_file() and len(source(key).lines) == len(path.read_text().splitlines())
+
+
+@asynctest
+async def test_every_step_highlights_a_marked_line_of_the_file_shown():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for wire in (4, 6):
+            await press(app, pilot, "home")
+            while True:
+                step = dive(app).step
+                marks = set(source(step.source).markers.values())
+                assert step.focus in marks, (wire, step.index, step.focus)
+                assert f"{step.focus} >" in shown(app)
+                if step.done:
+                    break
+                await press(app, pilot, "right")
+            await press(app, pilot, "w", "escape")
+
+
+@asynctest
+async def test_help_lesson_sections_and_quit():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert "play or pause" in shown(app)
+        await press(app, pilot, "escape")
+        pane = app.screen.query_one(LessonPane)
+        assert pane.section == "beat-one"
+        await press(app, pilot, "right_square_bracket")
+        assert pane.section == "beat-two"
+        await press(app, pilot, "left_square_bracket", "left_square_bracket")
+        assert pane.section == pane.keys[-1]
+        await press(app, pilot, "right")
+        assert pane.section == "beat-two"
+        await press(app, pilot, "l")
+        assert not pane.display or pane.styles.display == "none"
+        await press(app, pilot, "l")
+        assert pane.styles.display == "block"
+        await press(app, pilot, "q")
+    assert app.return_code == 0
+
+
+@asynctest
+async def test_the_command_palette_offers_every_action():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("Step forward", "Step back", "Back to the handle", "Run to the end", "Play / pause",
+                      "Switch the wire", "Pick a fate", "Next lesson section", "Show / hide the lesson", "Help"):
+            assert title in titles
+        command = next(c for c in app.get_system_commands(app.screen) if c.title == "Step forward")
+        command.callback()
+        await settle(app, pilot)
+        assert dive(app).session.stepper.position == 1
+
+
+@asynctest
+async def test_narrow_terminal_folds_the_lesson_away_and_l_swaps_it_in():
+    app = frozen_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = dive(app)
+        assert screen.has_class("-narrow")
+        assert screen.query_one(LessonPane).styles.display == "none"
+        await press(app, pilot, "l")
+        assert screen.query_one(LessonPane).styles.display == "block"
+        assert screen.query_one("#left").styles.display == "none"
+        await press(app, pilot, "l", "right")
+        assert screen.session.stepper.position == 1
+
+
+def test_save_screenshot_writes_the_requested_step_and_wire(tmp_path):
+    store = frozen_store()
+    app = frozen_app(store, step=3, wire=6)
+    path = asyncio.run(save_screenshot(app, tmp_path / "dive.svg"))
+    svg = path.read_text()
+    assert "EMQ.EXTENDS" in svg and "step&#160;3&#160;of&#160;5" in svg

@@ -1,0 +1,57 @@
+"""Pilot tests: the wire switch, the compare view, and a backend without the native twin."""
+
+from __future__ import annotations
+
+from emq_dive.fates import read_state
+from tests.tui_support import asynctest, SIZE, dive, frozen_app, frozen_store, press, settle, shown
+
+@asynctest
+async def test_w_reruns_on_wire_6_from_the_same_start_and_compares():
+    store = frozen_store()
+    app = frozen_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        start = read_state(store.client, store.queue)
+        await press(app, pilot, "right", "right", "w")
+        screen = dive(app)
+        assert screen.wire == 6 and screen.session.stepper.wire == 6
+        assert screen.session.stepper.position == 2
+        text = shown(app)
+        assert "extend_locks · wire 4" in text and "EMQ.EXTENDS · wire 6" in text
+        assert "stamped lease_epoch" in text
+        await press(app, pilot, "escape")
+        assert "6 · EMQ.EXTENDS" in shown(app)
+        await press(app, pilot, "home")
+        assert read_state(store.client, store.queue) == start
+        await press(app, pilot, "end")
+        text = shown(app)
+        assert "step 5 of 5" in text and "the write pass" in text
+        assert "lease_epoch" in text
+        assert "the native twin · emq_dive/echo_mq/native.py" in text
+        await press(app, pilot, "w")
+        await press(app, pilot, "escape")
+        assert dive(app).wire == 4
+
+
+@asynctest
+async def test_start_on_wire_6():
+    app = frozen_app(wire=6, step=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert dive(app).session.stepper.wire == 6
+        assert "EMQ.EXTENDS 2 emq:{dive-snap}:active" in shown(app)
+
+
+@asynctest
+async def test_a_backend_without_the_native_twin_says_why():
+    store = frozen_store()
+    store.native, store.native_reason = False, "the module is not loaded on this server"
+    app = frozen_app(store, wire=6)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert dive(app).wire == 4
+        await press(app, pilot, "w")
+        text = shown(app)
+        assert "the module is not loaded on this server" in text
+        await press(app, pilot, "escape")
+        assert dive(app).wire == 4

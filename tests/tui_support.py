@@ -1,0 +1,83 @@
+"""Helpers for the TUI tests: a frozen embedded store, the lesson, and an app that has finished its store moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emq_dive.app import DiveApp, make_app, wait_ready
+from emq_dive.lessons import load
+from emq_dive.screens.dive import DiveScreen
+from emq_dive.stores import Store, open_store
+
+FROZEN = 1_700_000_000.0
+NOW_MS = int(FROZEN * 1000)
+SIZE = (120, 40)
+THEME = "textual-dark"
+
+
+def frozen_store() -> Store:
+    """A fully deterministic embedded store: clock, queue and run_id pinned."""
+    return open_store("fakeredis", clock=lambda: FROZEN, queue="dive-snap", run_id="0" * 40)
+
+
+def lesson() -> Any:
+    """The lesson the dive teaches."""
+    return load("batches-03")
+
+
+def frozen_app(store: Store | None = None, **kwargs: Any) -> DiveApp:
+    """The dive app on a frozen store with the fixed theme."""
+    kwargs.setdefault("theme", THEME)
+    return make_app(lesson(), store or frozen_store(), **kwargs)
+
+
+async def settle(app: DiveApp, pilot: Any) -> None:
+    """Wait for every worker and the screen updates they cause."""
+    await wait_ready(app, pilot)
+
+
+async def press(app: DiveApp, pilot: Any, *keys: str) -> None:
+    """Press keys one at a time, letting the store move of each finish."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(app, pilot)
+
+
+def dive(app: DiveApp) -> DiveScreen:
+    """The app's main screen."""
+    return app.dive
+
+
+def screen_text(app: DiveApp) -> str:
+    """Everything on the active screen as plain text."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def asynctest(test: Any) -> Any:
+    """Run an async test function to completion on a fresh event loop."""
+    import asyncio
+    import functools
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+def shown(app: DiveApp) -> str:
+    """The screen's text, plus each pane's full text and titles unwrapped, for phrase checks."""
+    from textual.widgets import Static
+
+    parts = [screen_text(app)]
+    for widget in app.screen.query("*"):
+        for title in (widget.border_title, widget.border_subtitle):
+            if title:
+                parts.append(str(title))
+        if isinstance(widget, Static):
+            content = widget.content
+            parts.append(getattr(content, "plain", str(content)))
+        elif type(widget).__module__.startswith("emq_dive.widgets"):
+            rendered = widget.render()
+            parts.append(getattr(rendered, "plain", str(rendered)))
+    return "\n".join(parts)
