@@ -40,11 +40,11 @@ class CompareView(ModalScreen[None]):
         with VerticalScroll():
             yield Static("the same batch on both wires, each from the same starting state", classes="compare-heading")
             yield Static(f"fates: {', '.join(self.fates)}", classes="compare-muted")
+            yield Static("what differs", classes="compare-heading")
+            yield Static("\n".join(f"• {d}" for d in compared.differences) or "• nothing")
             with Horizontal():
                 yield AnswerCard(compared.scripted)
                 yield AnswerCard(compared.native)
-            yield Static("what differs", classes="compare-heading")
-            yield Static("\n".join(f"• {d}" for d in compared.differences) or "• nothing")
             command = compared.native.exchanges[-1].sent if compared.native.exchanges else ()
             if command:
                 yield Static(f"wire 6 sent: {wire_text(command)}", classes="compare-muted")

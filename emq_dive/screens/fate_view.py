@@ -45,11 +45,6 @@ class FateView(ModalScreen[int | None]):
             if run.held:
                 held = ", ".join(f"{job} token {token}" for job, token in run.held)
                 yield Static(f"held: {held}", classes="fate-muted")
-            if run.fate.member:
-                yield Static("give this fate to a member of the batch (enter), then the batch re-runs from "
-                             "the handle:", classes="fate-heading")
-                yield OptionList(*(Option(f"{job}  now {fate}", id=str(i))
-                                   for i, (job, fate) in enumerate(self.members)), id="members")
             if run.answers:
                 yield Static("through the project's verbs: single on the left, batch on the right",
                              classes="fate-heading")
@@ -63,11 +58,16 @@ class FateView(ModalScreen[int | None]):
                         yield AnswerCard(answer)
             if run.note:
                 yield Static(f"note: {run.note}", classes="fate-muted")
+            if run.fate.member:
+                yield Static("give this fate to a member of the batch (enter), then the batch re-runs from "
+                             "the handle:", classes="fate-heading")
+                yield OptionList(*(Option(f"{job}  now {fate}", id=str(i))
+                                   for i, (job, fate) in enumerate(self.members)), id="members")
             yield Static("escape closes", classes="fate-muted")
 
     def on_mount(self) -> None:
         for options in self.query(OptionList):
-            options.focus()
+            options.focus(scroll_visible=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -21,9 +21,12 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
     if answer.sent_nothing:
         out.append("\nsent nothing: refused before the wire", style="dim")
     for exchange in answer.exchanges:
-        sent = [a[:sha_width] + b"\xe2\x80\xa6" if len(a) == 40 and a.isalnum() else a for a in exchange.sent]
         out.append("\n» ", style="dim")
-        out.append(wire_text(sent))
+        if exchange.sent[:2] == (b"SCRIPT", b"LOAD") and len(exchange.sent) == 3:
+            out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")
+        else:
+            sent = [a[:sha_width] + "…".encode() if len(a) == 40 and a.isalnum() else a for a in exchange.sent]
+            out.append(wire_text(sent))
         out.append("\n  → " + reply_text(exchange.reply), style="red" if exchange.failed else "green")
     out.append("\nwrote: ", style="dim")
     if answer.writes:

@@ -131,7 +131,7 @@ class CodePane(Widget):
     def render(self) -> Text:
         step = self.step
         if step is None:
-            return Text("setting up the batch…", style="italic")
+            return Text("waiting for the store…", style="italic")
         src = source(self._key(step))
         focus, ran = self._lines(step)
         height = max(1, self.content_size.height)

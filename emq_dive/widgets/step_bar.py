@@ -45,7 +45,7 @@ class StepBar(Widget):
         frame = self.frame
         style = self.get_component_rich_style
         if frame is None:
-            return Text(self.busy or "setting up the batch…", style=style("step-bar--muted"))
+            return Text(self.busy or "no batch yet: the store has not answered", style=style("step-bar--muted"))
         step = frame.step
         out = Text()
         out.append(f"step {step.index} of {step.count}", style=style("step-bar--title"))
