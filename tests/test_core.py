@@ -1,0 +1,366 @@
+"""The engine's core contracts: no textual import, the key gate, the connector's wire, the verbs, the embedded store."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+from conftest import FROZEN
+from emq_dive import fates
+from emq_dive.echo_mq import jobs, keyspace, scripts
+from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw, reply_text, wire_text
+from emq_dive.echo_mq.keyspace import IllFormed, job_key, queue_key
+from emq_dive.stores import open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- (a) the import boundary ----------------------------------------------------------
+
+ENGINE = [
+    "emq_dive.echo_mq", "emq_dive.echo_mq.keyspace", "emq_dive.echo_mq.connector", "emq_dive.echo_mq.jobs",
+    "emq_dive.echo_mq.scripts", "emq_dive.echo_mq.native", "emq_dive.echo_mq.moves",
+    "emq_dive.stores", "emq_dive.stores.embedded", "emq_dive.stores.spawned", "emq_dive.stores.url",
+    "emq_dive.stepper", "emq_dive.fates", "emq_dive.lessons", "emq_dive.bench",
+]
+
+
+def test_the_engine_never_imports_textual() -> None:
+    code = ("import importlib, json, sys\n"
+            f"for name in {ENGINE!r}:\n"
+            "    importlib.import_module(name)\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [], "the engine imported textual"
+
+
+def test_the_engine_runs_a_batch_without_textual() -> None:
+    """Not only importing: a whole stepped and verified batch on the embedded store pulls in no textual."""
+    code = ("import sys\n"
+            "from emq_dive.stores import open_store\n"
+            "from emq_dive import fates\n"
+            "from emq_dive.stepper import Stepper\n"
+            "store = open_store('fakeredis', clock=lambda: 1.7e9)\n"
+            "batch = fates.build_batch(store, ['live', 'stale', 'live', 'reaped'], 30000, 10000)\n"
+            "for wire in (4, 6):\n"
+            "    assert Stepper(store, batch.held, 30000, wire).verify().agree\n"
+            "fates.run_fate(store, 'wrongtype')\n"
+            "print([m for m in sys.modules if m.split('.')[0] == 'textual'])\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+# -- (b) the key space --------------------------------------------------------------------
+
+
+def test_key_shapes() -> None:
+    assert queue_key("q", "active") == "emq:{q}:active"
+    assert queue_key("q", "pending") == "emq:{q}:pending"
+    assert queue_key("q", "") == "emq:{q}:"
+    assert job_key("q", "JOB01") == "emq:{q}:job:JOB01"
+    assert job_key(b"dive-1a2b3c4d", b"J-\xc3\xa9") == "emq:{dive-1a2b3c4d}:job:J-é"
+    assert job_key("q", "x" * 128).endswith(":job:" + "x" * 128)
+    assert job_key("q", "é" * 64) == "emq:{q}:job:" + "é" * 64  # 128 bytes in 64 characters
+    assert job_key("q", "€" * 42 + "ab") == "emq:{q}:job:" + "€" * 42 + "ab"  # 126 + 2 bytes
+
+
+ILL = [
+    ("", "it is empty"),
+    (b"", "it is empty"),
+    ("a{b", "a '{'"),
+    ("{", "a '{'"),
+    ("a}b", "a '}'"),
+    ("a:b", "a ':'"),
+    ("job:1", "a ':'"),
+    ("a b", "whitespace"),
+    ("a\tb", "whitespace"),
+    ("a\nb", "whitespace"),
+    ("a\rb", "whitespace"),
+    ("a\x0bb", "whitespace"),
+    ("a\x0cb", "whitespace"),
+    ("a\u00a0b", "whitespace"),  # no-break space
+    ("a\u2003b", "whitespace"),  # em space
+    ("a\u3000b", "whitespace"),  # ideographic space
+    ("a\u2028b", "whitespace"),  # line separator
+    ("a\x85b", "whitespace"),  # NEL counts as whitespace before it counts as a C1 control
+    ("a\x00b", "control character"),
+    ("a\x07b", "control character"),
+    ("a\x1bb", "control character"),
+    ("a\x7fb", "control character"),
+    ("a\x9fb", "control character"),
+    (b"\xff", "not valid UTF-8"),
+    (b"ab\xc3", "not valid UTF-8"),
+    (b"\xed\xa0\x80", "not valid UTF-8"),  # an encoded surrogate
+    ("a\ud800b", "not valid UTF-8"),  # a lone surrogate in a str
+    ("x" * 129, "over 128 bytes"),
+    ("é" * 64 + "a", "over 128 bytes"),
+    ("€" * 43, "over 128 bytes"),  # 129 bytes in 43 characters
+    (b"x" * 129, "over 128 bytes"),
+    (7, "must be text"),
+    (None, "must be text"),
+]
+
+
+@pytest.mark.parametrize("value, rule", ILL, ids=[repr(v)[:24] + " " + r for v, r in ILL])
+@pytest.mark.parametrize("where", ["queue", "job id"])
+def test_the_gate_names_the_value_and_the_rule(value, rule: str, where: str) -> None:
+    with pytest.raises(IllFormed) as caught:
+        if where == "queue":
+            queue_key(value, "active")
+        else:
+            job_key("q", value)
+    err = caught.value
+    assert isinstance(err, ValueError)
+    assert err.value == value
+    assert rule in err.rule
+    assert repr(value) in str(err) and err.rule in str(err)
+
+
+@pytest.mark.parametrize("value", ["x" * 128, "é" * 64, "€" * 42 + "ab", "JOB-01_a.b", "ü", "\U0001f600" * 32])
+def test_the_gate_lets_128_bytes_and_any_printable_text_through(value: str) -> None:
+    assert len(value.encode()) <= 128
+    assert keyspace.gate(value) == value
+    assert keyspace.gate(value.encode()) == value
+
+
+# -- (c) the connector ------------------------------------------------------------------------
+
+
+def _keys(queue: str) -> list[str]:
+    return [queue_key(queue, "active"), queue_key(queue, "")]
+
+
+def test_wire_4_sends_evalsha_and_loads_on_noscript(fake_store) -> None:
+    client, queue = fake_store.client, fake_store.queue
+    batch = fates.build_batch(fake_store, ["live", "stale"], 30_000, 10_000)
+    assert raw(client, "SCRIPT", "FLUSH") == b"OK"
+    script = scripts.extend_locks()
+    argv = ["30000", *[part for job_id, token in batch.held for part in (job_id, str(token))]]
+    conn = Connector(client, 4)
+    assert conn.eval(script, _keys(queue), argv) == [b"JOB02"]
+    assert [e.sent[:2] for e in conn.log] == [(b"EVALSHA", script.sha.encode()), (b"SCRIPT", b"LOAD"),
+                                             (b"EVALSHA", script.sha.encode())]
+    first, load, again = conn.log
+    assert first.failed and error_text(first.reply).startswith("NOSCRIPT")
+    assert load.sent[2] == script.source.encode() and load.reply == script.sha.encode()
+    assert not again.failed and again.sent == first.sent
+    assert first.sent == (b"EVALSHA", script.sha.encode(), b"2", *[k.encode() for k in _keys(queue)],
+                          *[a.encode() for a in argv])
+    # loaded now: the next call is one EVALSHA
+    conn.log.clear()
+    conn.eval(script, _keys(queue), argv)
+    assert [e.sent[0] for e in conn.log] == [b"EVALSHA"]
+
+
+def test_wire_6_sends_the_native_verb_with_the_same_keys_and_argv(fake_store) -> None:
+    batch = fates.build_batch(fake_store, ["live", "gone", "live"], 30_000, 10_000)
+    held = list(batch.held)
+    four, six = Connector(fake_store.client, 4), Connector(fake_store.client, 6)
+    jobs.extend_locks(four, fake_store.queue, held, 30_000)
+    assert jobs.extend_locks(six, fake_store.queue, held, 30_000) == ["JOB02"]
+    assert [e.sent[0] for e in six.log] == [b"EMQ.EXTENDS"]
+    assert six.log[0].sent[1:] == four.log[-1].sent[2:]
+    single = Connector(fake_store.client, 6)
+    jobs.extend_lock(single, fake_store.queue, "JOB01", held[0][1], 30_000)
+    assert single.log[0].sent == (b"EMQ.EXTEND", b"2", queue_key(fake_store.queue, "active").encode(),
+                                  job_key(fake_store.queue, "JOB01").encode(), b"30000", b"JOB01",
+                                  str(held[0][1]).encode())
+    with pytest.raises(ValueError, match="wire"):
+        Connector(fake_store.client, 5)
+
+
+def test_wire_text_and_reply_text() -> None:
+    assert wire_text(["EVALSHA", "abc", 2, b"emq:{q}:active", "emq:{q}:", "30000", "JOB01", "1"]) == \
+        "EVALSHA abc 2 emq:{q}:active emq:{q}: 30000 JOB01 1"
+    assert wire_text(["SET", "a b", ""]) == "SET 'a b' ''"
+    assert wire_text(["ECHO", "tab\there"]) == r"ECHO 'tab\there'"
+    assert "xff" in wire_text(["ECHO", b"\xff"])  # invalid UTF-8 shows as an escape, never raises
+    with pytest.raises(TypeError):
+        wire_text([1.5])
+    with pytest.raises(TypeError):
+        wire_text([True])
+    assert reply_text(None) == "(nil)"
+    assert reply_text(1) == "(integer) 1"
+    assert reply_text(b"JOB01") == '"JOB01"'
+    assert reply_text([]) == "(empty array)"
+    assert reply_text([b"JOB02", None, 0]) == '["JOB02", (nil), (integer) 0]'
+    assert reply_text(redis.ResponseError("EMQSTALE token does not match attempts")) == \
+        "(error) EMQSTALE token does not match attempts"
+    exchange = Exchange((b"ZSCORE", b"emq:{q}:active", b"JOB01"), b"1700000030000")
+    assert str(exchange) == 'ZSCORE emq:{q}:active JOB01\n→ "1700000030000"'
+    assert not exchange.failed
+
+
+def _error(call) -> str:
+    with pytest.raises(redis.ResponseError) as caught:
+        call()
+    return error_text(caught.value)
+
+
+def test_error_text_keeps_the_class_word(any_store) -> None:
+    client, queue = any_store.client, any_store.queue
+    client.hset(job_key(queue, "H"), "attempts", "1")
+    assert _error(lambda: raw(client, "GET", job_key(queue, "H"))).startswith("WRONGTYPE ")
+    assert _error(lambda: raw(client, "NOPE-NOT-A-COMMAND")).startswith("ERR ")
+    assert _error(lambda: raw(client, "EVALSHA", "0" * 40, 0)).startswith("NOSCRIPT ")
+    batch = fates.build_batch(any_store, ["stale"], 30_000, 10_000)
+    job_id, token = batch.held[0]
+    conn = Connector(client, 4)
+    text = _error(lambda: conn.eval(scripts.extend_lock(), [queue_key(queue, "active"), job_key(queue, job_id)],
+                                    ["30000", job_id, str(token)]))
+    assert text.startswith("EMQSTALE ")
+    assert reply_text(conn.last.reply).startswith("(error) EMQSTALE ")
+    if any_store.native:
+        native = Connector(client, 6)
+        text = _error(lambda: native.eval(scripts.extend_lock(),
+                                          [queue_key(queue, "active"), job_key(queue, job_id)],
+                                          ["30000", job_id, str(token)]))
+        assert text.startswith("EMQSTALE ")
+
+
+@pytest.mark.server
+def test_error_text_keeps_noperm(server_store) -> None:
+    client = server_store.client
+    user, password = f"core-{server_store.queue}", "pw-" + server_store.queue
+    client.execute_command("ACL", "SETUSER", user, "reset", "on", f">{password}", "+@all", "-@dangerous",
+                           f"%R~emq:{{{server_store.queue}}}:*")
+    kwargs = client.connection_pool.connection_kwargs
+    limited = redis.Redis(host=kwargs["host"], port=kwargs["port"], username=user, password=password)
+    try:
+        with pytest.raises(redis.ResponseError) as caught:
+            raw(limited, "SET", queue_key(server_store.queue, "x"), "1")
+        assert error_text(caught.value).startswith("NOPERM "), error_text(caught.value)
+        assert reply_text(caught.value).startswith("(error) NOPERM ")
+    finally:
+        limited.close()
+        client.execute_command("ACL", "DELUSER", user)
+
+
+# -- (d) the verbs --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lease", [0, -1, 1.5, True, False, "1", "30000", None, 30_000.0])
+@pytest.mark.parametrize("wire", [4, 6])
+def test_a_bad_lease_is_refused_before_anything_is_sent(fake_store, lease, wire: int) -> None:
+    conn = Connector(fake_store.client, wire)
+    with pytest.raises(jobs.BadLease) as caught:
+        jobs.extend_locks(conn, fake_store.queue, [("JOB01", 1)], lease)
+    assert repr(lease) in str(caught.value)
+    with pytest.raises(jobs.BadLease):
+        jobs.extend_lock(conn, fake_store.queue, "JOB01", 1, lease)
+    with pytest.raises(jobs.BadLease):
+        jobs.extend_locks(conn, fake_store.queue, [], lease)
+    assert conn.log == []
+    assert issubclass(jobs.BadLease, ValueError)
+
+
+@pytest.mark.parametrize("token", ["1", 1.0, True, None, b"1"])
+def test_a_token_must_be_an_int(fake_store, token) -> None:
+    conn = Connector(fake_store.client, 4)
+    with pytest.raises(jobs.BadToken):
+        jobs.extend_locks(conn, fake_store.queue, [("JOB01", 1), ("JOB02", token)], 30_000)
+    with pytest.raises(jobs.BadToken):
+        jobs.extend_lock(conn, fake_store.queue, "JOB01", token, 30_000)
+    assert conn.log == []
+
+
+@pytest.mark.parametrize("bad", ["JOB 7", "job:7", "{JOB7}", "", "J\x00"])
+def test_an_ill_formed_id_never_reaches_the_wire(fake_store, bad: str) -> None:
+    conn = Connector(fake_store.client, 4)
+    with pytest.raises(IllFormed):
+        jobs.extend_locks(conn, fake_store.queue, [("JOB01", 1), (bad, 1)], 30_000)
+    with pytest.raises(IllFormed):
+        jobs.extend_lock(conn, fake_store.queue, bad, 1, 30_000)
+    with pytest.raises(IllFormed):
+        jobs.extend_locks(conn, "bad queue", [("JOB01", 1)], 30_000)
+    assert conn.log == []
+
+
+@pytest.mark.parametrize("wire", [4, 6])
+def test_the_single_verb_maps_each_refusal(any_store, wire: int) -> None:
+    if wire == 6 and not any_store.native:
+        pytest.skip(f"no native twin on this backend: {any_store.native_reason}")
+    batch = fates.build_batch(any_store, ["live", "gone", "stale", "reaped", "lane"], 30_000, 10_000)
+    held = dict(batch.held)
+    conn = Connector(any_store.client, wire)
+    expected = {"JOB02": (jobs.Gone, "EMQGONE"), "JOB03": (jobs.Stale, "EMQSTALE"),
+                "JOB04": (jobs.NotActive, "EMQNOTACTIVE")}
+    for job_id, (kind, word) in expected.items():
+        with pytest.raises(kind) as caught:
+            jobs.extend_lock(conn, any_store.queue, job_id, held[job_id], 30_000)
+        assert isinstance(caught.value, jobs.LeaseRefused)
+        assert caught.value.reply.split(" ", 1)[0] == word
+        assert type(caught.value) is kind  # never a sibling class
+    assert jobs.extend_lock(conn, any_store.queue, "JOB01", held["JOB01"], 30_000) is None
+    assert jobs.extend_lock(conn, any_store.queue, "JOB05", held["JOB05"], 30_000) is None
+    assert jobs.extend_locks(conn, any_store.queue, list(batch.held), 30_000) == ["JOB02", "JOB03", "JOB04"]
+
+
+def test_an_unmapped_error_is_not_a_lease_refusal(fake_store) -> None:
+    batch = fates.build_batch(fake_store, ["wrongtype"], 30_000, 10_000)
+    job_id, token = batch.held[0]
+    with pytest.raises(redis.ResponseError) as caught:
+        jobs.extend_lock(Connector(fake_store.client, 4), fake_store.queue, job_id, token, 30_000)
+    assert not isinstance(caught.value, jobs.LeaseRefused)
+    assert "WRONGTYPE" in error_text(caught.value)
+
+
+# -- (e) the embedded store ---------------------------------------------------------------
+
+
+def test_a_raw_emq_extends_runs_server_side_on_the_frozen_clock(fake_store) -> None:
+    client, queue = fake_store.client, fake_store.queue
+    batch = fates.build_batch(fake_store, ["live", "stale", "live", "gone"], 30_000, 10_000)
+    argv = [part for job_id, token in batch.held for part in (job_id, str(token))]
+    reply = client.execute_command("EMQ.EXTENDS", 2, queue_key(queue, "active"), queue_key(queue, ""), 30_000,
+                                   *argv)
+    assert reply == [b"JOB02", b"JOB04"]
+    now = int(FROZEN * 1000)
+    scores = dict(client.zrange(queue_key(queue, "active"), 0, -1, withscores=True))
+    assert scores[b"JOB01"] == scores[b"JOB03"] == now + 30_000
+    assert scores[b"JOB02"] == now + 10_000  # the stale holder's lease was left alone
+    for job_id in ("JOB01", "JOB03"):
+        assert client.hget(job_key(queue, job_id), "lease_epoch") == b"f" * 40
+    assert client.hget(job_key(queue, "JOB02"), "lease_epoch") is None
+    single = client.execute_command("EMQ.EXTEND", 2, queue_key(queue, "active"), job_key(queue, "JOB01"), 5,
+                                    "JOB01", str(batch.held[0][1]))
+    assert single == 1
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+        client.execute_command("EMQ.EXTENDS", 2, queue_key(queue, "active"), queue_key(queue, ""), 30_000, "JOB01")
+
+
+def test_time_follows_the_frozen_clock_and_run_id_is_pinned() -> None:
+    moments = iter([1_700_000_000.0, 1_700_000_000.123456, 1_700_000_001.5])
+    store = open_store("fakeredis", clock=lambda: next(moments), run_id="a" * 40)
+    try:
+        assert raw(store.client, "TIME") == [b"1700000000", b"0"]
+        assert raw(store.client, "TIME") == [b"1700000000", b"123456"]
+        assert store.client.time() == (1_700_000_001, 500_000)
+        assert store.run_id() == b"a" * 40
+        assert store.kind == "fakeredis" and store.native and not store.acl and store.acl_reason
+    finally:
+        store.close()
+
+
+def test_an_unpinned_store_has_a_run_id_of_its_own() -> None:
+    one, two = open_store("fakeredis"), open_store("fakeredis")
+    try:
+        assert re.fullmatch(rb"[0-9a-f]{40}", one.run_id())
+        assert one.run_id() != two.run_id()
+        assert one.queue != two.queue and re.fullmatch(r"dive-[0-9a-f]{8}", one.queue)
+        one.client.set("k", "v")
+        assert two.client.get("k") is None  # two embedded stores share nothing
+    finally:
+        one.close()
+        two.close()
