@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import difflib
 import signal
 import sys
@@ -48,6 +49,11 @@ def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _exit_app(app: object, code: int) -> None:
+    """Make SIGTERM ask the running app to exit, so it leaves the terminal as it found it."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: app.exit(return_code=code))  # type: ignore[attr-defined]
+
+
 def run_lesson(argv: Sequence[str]) -> int:
     """Open a lesson in the TUI (or write its screenshot) on the chosen backend."""
     args = _lesson_parser().parse_args(argv)
@@ -57,9 +63,9 @@ def run_lesson(argv: Sequence[str]) -> int:
     except LessonError as err:
         return _fail(str(err))
     from .stores import StoreError, open_store
+    signal.signal(signal.SIGTERM, _terminate)
     if args.backend == "server":
         print("starting server…", file=sys.stderr, flush=True)
-    signal.signal(signal.SIGTERM, _terminate)
     try:
         store = open_store(args.backend)
     except StoreError as err:
@@ -68,9 +74,10 @@ def run_lesson(argv: Sequence[str]) -> int:
         from .app import make_app, save_screenshot
         app = make_app(lesson, store, wire=args.wire, step=args.step)
         if args.screenshot:
-            save_screenshot(app, args.screenshot)
+            asyncio.run(save_screenshot(app, args.screenshot))
             print(args.screenshot)
             return 0
+        _exit_app(app, 128 + signal.SIGTERM)
         app.run()
         return app.return_code or 0
     finally:
@@ -110,13 +117,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[0] == "--version":
         print(f"emq-dive {__version__}")
         return 0
-    if argv[0] in COMMANDS:
-        return run_command(argv)
-    if not argv[0].startswith("-") and argv[0] not in _lesson_ids():
-        near = difflib.get_close_matches(argv[0], [*_lesson_ids(), *COMMANDS], n=1, cutoff=0.4)
-        hint = f"; did you mean {near[0]!r}?" if near else " (see: emq-dive list)"
-        return _fail(f"no lesson or command {argv[0]!r}{hint}")
-    return run_lesson(argv)
+    try:
+        if argv[0] in COMMANDS:
+            return run_command(argv)
+        if not argv[0].startswith("-") and argv[0] not in _lesson_ids():
+            near = difflib.get_close_matches(argv[0], [*_lesson_ids(), *COMMANDS], n=1, cutoff=0.4)
+            hint = f"; did you mean {near[0]!r}?" if near else " (see: emq-dive list)"
+            return _fail(f"no lesson or command {argv[0]!r}{hint}")
+        return run_lesson(argv)
+    except KeyboardInterrupt:
+        print("emq-dive: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def wire_text(args: Sequence[Any]) -> str:
     out = []
     for arg in args:
         text = _arg(arg).decode("utf-8", "backslashreplace")
-        needs_quotes = not text or any(c.isspace() or c in "\"'\\" for c in text)
+        needs_quotes = not text or not text.isprintable() or any(c.isspace() or c in "\"'\\" for c in text)
         out.append(repr(text) if needs_quotes else text)
     return " ".join(out)
 

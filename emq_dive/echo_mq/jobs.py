@@ -39,12 +39,17 @@ class BadToken(ValueError):
 
 
 _REFUSALS = {"EMQGONE": Gone, "EMQSTALE": Stale, "EMQNOTACTIVE": NotActive}
+MAX_LEASE_MS = 2**52
+"""The longest lease the verbs send: now + lease must stay an exact integer score (a double holds 2**53)."""
 
 
 def check_lease(lease_ms: object) -> int:
-    """Return ``lease_ms`` when it is a positive int, else raise BadLease."""
+    """Return ``lease_ms`` when it is a positive int no larger than MAX_LEASE_MS, else raise BadLease."""
     if isinstance(lease_ms, bool) or not isinstance(lease_ms, int) or lease_ms <= 0:
         raise BadLease(f"lease_ms must be a positive integer, not {lease_ms!r}")
+    if lease_ms > MAX_LEASE_MS:
+        raise BadLease(f"lease_ms must be at most {MAX_LEASE_MS} (2**52), so the deadline stays an exact "
+                       f"integer score; not {lease_ms}")
     return lease_ms
 
 

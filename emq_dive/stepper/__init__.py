@@ -247,7 +247,7 @@ class Stepper:
         score = seen[b"ZSCORE"].reply if b"ZSCORE" in seen else NOT_EVALUATED
         if b"ZADD" in seen:
             return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
-                           outcome="re-scored", reason="live", new_score=int(seen[b"ZADD"].sent[2]))
+                           outcome="re-scored", reason="live", new_score=int(float(seen[b"ZADD"].sent[2])))
         if LUA_MARKS["fail"] in lines:
             reason = "gone" if attempts is None else "stale" if not token_ok else "not-active"
             return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,

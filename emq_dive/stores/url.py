@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import redis
 
@@ -11,14 +11,22 @@ from . import Store, StoreError
 
 
 def masked(url: str) -> str:
-    """The URL with any password replaced by ``***``."""
+    """The URL with any password, in the user part or the query, replaced by ``***``."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            netloc = userinfo.split(":", 1)[0] + ":***@" + host
+    query = "&".join(
+        f"{name}=***" if name.lower() == "password" else pair
+        for pair in parts.query.split("&") if pair
+        for name in [pair.split("=", 1)[0]])
+    if netloc != parts.netloc:
+        url = url.replace(parts.netloc, netloc, 1)
+    if query != parts.query:
+        url = url.replace("?" + parts.query, "?" + query, 1)
+    return url
 
 
 def open_url(url: str, queue: str) -> Store:
