@@ -264,9 +264,6 @@ def test_a_wrong_password_is_a_store_error(foreign) -> None:
     assert "wrong-s3cret" not in str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="bug in emq_dive/stores/url.py masked(): parts.port raises ValueError on "
-                                       "a non-numeric or out-of-range port, so open_store raises a bare "
-                                       "ValueError instead of StoreError")
 @pytest.mark.parametrize("url", ["redis://:s3cret@127.0.0.1:notaport/0", "redis://:s3cret@127.0.0.1:99999/0"])
 def test_a_malformed_port_is_a_store_error(url: str) -> None:
     with pytest.raises(StoreError) as caught:
@@ -274,8 +271,6 @@ def test_a_malformed_port_is_a_store_error(url: str) -> None:
     assert "s3cret" not in str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="bug in emq_dive/stores/url.py masked(): a password given in the query "
-                                       "string (?password=...) is not masked, so the error shows it")
 @pytest.mark.parametrize("url", ["redis://127.0.0.1:1/0?password=s3cret",
                                  "unix:///nonexistent/emq.sock?db=0&password=s3cret"])
 def test_a_query_string_password_is_masked(url: str) -> None:
