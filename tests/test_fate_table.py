@@ -315,7 +315,7 @@ def test_id_of_128_bytes_is_well_formed(fake_store):
     assert jobs.extend_locks(conn, fake_store.queue, [("x" * 128, 1)], LEASE) == ["x" * 128]
 
 
-@pytest.mark.parametrize("lease", [0, -5, 1.5, True, False, "30000", None, 30_000.0])
+@pytest.mark.parametrize("lease", [0, -5, 1.5, True, False, "30000", None, 30_000.0, 2**52 + 1])
 @pytest.mark.parametrize("wire", [4, 6])
 def test_bad_lease_is_refused_before_the_wire(any_store, lease, wire):
     fates.reset(any_store)

