@@ -69,9 +69,9 @@ class DiveScreen(Screen[None]):
         run: FateRun
         frame: Frame
 
-    frame: reactive[Frame | None] = reactive(None)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The engine's latest frame, from the worker that made it."""
-    step: reactive[Step | None] = reactive(None)
+    step: reactive[Step | None] = reactive(None, always_update=True)
     """The step on screen, pushed down to the panes."""
     wire: reactive[int] = reactive(4)
     """The wire the stepped run uses."""

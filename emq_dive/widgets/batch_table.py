@@ -97,12 +97,13 @@ class BatchTable(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"batch-table--header", "batch-table--current", "batch-table--dim", "batch-table--ok",
                          "batch-table--bad", "batch-table--note"}
 
-    step: reactive[Step | None] = reactive(None)
+    step: reactive[Step | None] = reactive(None, always_update=True)
     """The step whose members are drawn."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._cache: dict[tuple[int, Member, bool, int | None, int], Strip] = {}
+        self._widths: tuple[int, int] = (-1, 5)
         self.border_title = "the batch · row? → token? → in active? (checked in order)"
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -143,7 +144,9 @@ class BatchTable(ScrollView, can_focus=False):
 
     def _columns(self) -> list[tuple[str, int]]:
         members = self.step.members if self.step else ()
-        widths = [len(str(len(members))), max((len(m.id) for m in members), default=5)]
+        if self._widths[0] != len(members):
+            self._widths = (len(members), max((len(m.id) for m in members), default=5))
+        widths = [len(str(len(members))), self._widths[1]]
         columns = [(name, max(width, widths[i])) if i < 2 else (name, width)
                    for i, (name, width) in enumerate(COLUMNS[:-1])]
         fixed = sum(width + 1 for _, width in columns)

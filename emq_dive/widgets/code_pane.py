@@ -104,7 +104,7 @@ class CodePane(Widget):
     """
     COMPONENT_CLASSES = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
 
-    step: reactive[Step | None] = reactive(None)
+    step: reactive[Step | None] = reactive(None, always_update=True)
     """The step whose code is shown."""
     server: reactive[bool] = reactive(False)
     """True on a server backend, where wire 6 runs the C module."""

@@ -12,6 +12,18 @@ from textual.widgets import Markdown
 from ..stepper import Step
 
 
+def plain_fences(body: str) -> str:
+    """Name bare code fences ``text``, so the Markdown widget does not guess a lexer (which loads every lexer)."""
+    out, inside = [], False
+    for line in body.splitlines():
+        if line.strip().startswith("```"):
+            if not inside and line.strip() == "```":
+                line = line.replace("```", "```text", 1)
+            inside = not inside
+        out.append(line)
+    return "\n".join(out)
+
+
 class LessonPane(VerticalScroll):
     """Shows the lesson section named by ``section``; scrollable."""
 
@@ -28,7 +40,7 @@ class LessonPane(VerticalScroll):
 
     section: reactive[str] = reactive("")
     """The key of the section shown."""
-    step: reactive[Step | None] = reactive(None)
+    step: reactive[Step | None] = reactive(None, always_update=True)
     """The step on screen; a new code source brings its section."""
 
     def __init__(self, lesson: Any, **kwargs: Any) -> None:
@@ -49,7 +61,7 @@ class LessonPane(VerticalScroll):
     def _body(self, key: str) -> str:
         section = self._section(key)
         intro = f"{self.lesson.intro}\n\n" if key == self.keys[0] else ""
-        return f"{intro}{section.body}"
+        return plain_fences(f"{intro}{section.body}")
 
     def _titles(self) -> None:
         section = self._section(self.section)

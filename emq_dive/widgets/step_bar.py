@@ -10,16 +10,28 @@ from ..echo_mq.connector import reply_text
 from ..screens.session import Frame
 
 
+SHOWN = 8
+"""How many failed ids the bar lists before it shows only the last ones and the count."""
+
+
 def failed_text(frame: Frame) -> str:
     """``failed after member k: [...]``, as the run has built it so far."""
     step = frame.step
-    ran = sum(1 for m in step.members if m.ran)
-    listed = "[" + ", ".join(step.failed) + "]"
+    ran = min(step.index, len(step.members))
+    shown = step.failed if len(step.failed) <= SHOWN else ("…", *step.failed[-SHOWN:])
+    listed = "[" + ", ".join(shown) + "]" + (f" ({len(step.failed)} ids)" if len(step.failed) > SHOWN else "")
     if step.index == 0:
         return "failed: [] · nothing sent yet"
     if step.done:
         return f"failed: {listed}"
     return f"failed after member {ran}: {listed}"
+
+
+def _lines(frame: Frame | None) -> int:
+    """How many lines the bar needs for ``frame``."""
+    if frame is None:
+        return 1
+    return 3 + (frame.step.error is not None) + (frame.agreement is not None)
 
 
 class StepBar(Widget):
@@ -34,12 +46,16 @@ class StepBar(Widget):
     """
     COMPONENT_CLASSES = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
 
-    frame: reactive[Frame | None] = reactive(None, layout=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose step is described."""
     playing: reactive[bool] = reactive(False)
     """True while the run steps itself."""
     busy: reactive[str] = reactive("")
     """What the store is doing right now, or empty."""
+
+    def watch_frame(self, old: Frame | None, new: Frame | None) -> None:
+        if _lines(old) != _lines(new):
+            self.refresh(layout=True)
 
     def render(self) -> Text:
         frame = self.frame

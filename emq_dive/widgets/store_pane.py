@@ -35,7 +35,7 @@ class StorePane(Widget):
     """
     COMPONENT_CLASSES = {"store-pane--key", "store-pane--changed", "store-pane--muted"}
 
-    frame: reactive[Frame | None] = reactive(None)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose store view is drawn."""
 
     def __init__(self, **kwargs: object) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -10,6 +12,16 @@ from ..echo_mq.connector import reply_text, wire_text
 from ..screens.session import Frame
 
 MAX_CALLS = 12
+MAX_ARGS = 24
+"""How many arguments of a long batch command the pane spells out before it counts the rest."""
+
+
+@lru_cache(maxsize=8)
+def command_text(command: tuple[bytes, ...]) -> str:
+    """The batch command as redis-cli would show it, cut after MAX_ARGS arguments for a big batch."""
+    if len(command) <= MAX_ARGS:
+        return wire_text(command)
+    return f"{wire_text(command[:MAX_ARGS])} … ({len(command)} arguments in all)"
 
 
 class WirePane(Widget):
@@ -30,7 +42,7 @@ class WirePane(Widget):
     """
     COMPONENT_CLASSES = {"wire-pane--cmd", "wire-pane--reply", "wire-pane--error", "wire-pane--muted"}
 
-    frame: reactive[Frame | None] = reactive(None, layout=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose wire traffic is shown."""
 
     def __init__(self, **kwargs: object) -> None:
@@ -45,7 +57,7 @@ class WirePane(Widget):
             return Text("nothing sent yet", style=style("wire-pane--muted"))
         step = frame.step
         out.append("the command: ", style=style("wire-pane--muted"))
-        out.append(wire_text(step.command), style=style("wire-pane--cmd"))
+        out.append(command_text(step.command), style=style("wire-pane--cmd"))
         if step.index == 0:
             out.append("\nthe handle has built it; → sends it", style=style("wire-pane--muted"))
         calls = step.calls
