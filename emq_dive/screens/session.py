@@ -9,7 +9,6 @@ from typing import Any, Sequence
 import redis
 
 from .. import fates, store_view
-from ..echo_mq import jobs
 from ..echo_mq.connector import error_text
 from ..stepper import Agreement, Step, Stepper
 
@@ -125,10 +124,6 @@ class Session:
         changed[index] = key
         self.fates = tuple(changed)
         return self.open(0)
-
-    def check(self) -> None:
-        """Raise what the handle would raise for this batch before anything is sent (an ill-formed id, a bad lease)."""
-        jobs.check_lease(self.lesson.lease_ms)
 
 
 def with_seq(frame: Frame, seq: int) -> Frame:
