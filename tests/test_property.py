@@ -205,7 +205,8 @@ def test_stepped_scripted_and_native_runs_agree(any_store, spec):
         return {key: ({f: v for f, v in value.items() if f != b"lease_epoch"} if b":job:" in key else
                       {m: (s if m.decode() not in live else "now+lease") for m, s in value.items()})
                 if isinstance(value, dict) else value for key, value in state.items()}
-    assert len({repr(shape(end)) for end in ends.values()}) == 1
+    shapes = [shape(end) for end in ends.values()]
+    assert all(other == shapes[0] for other in shapes[1:]), shapes
 
 
 # -- the documented difference: a WRONGTYPE row in the batch -----------------------------------
