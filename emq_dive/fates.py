@@ -61,6 +61,12 @@ def prepare(client: redis.Redis, queue: str, job: str, key: str, claim_lease_ms:
         raise ValueError(f"{key!r} is a fate of a whole call, not of one job")
     moves.enqueue(client, queue, job, group="lane-a" if key == "lane" else None)
     token = moves.claim(client, queue, job, claim_lease_ms)
+    _after_claim(client, queue, job, key, claim_lease_ms)
+    return token
+
+
+def _after_claim(client: redis.Redis, queue: str, job: str, key: str, claim_lease_ms: int) -> None:
+    """The moves that take a freshly claimed job on to its fate."""
     if key == "gone":
         moves.remove(client, queue, job)
     elif key in ("stale", "reaped"):
@@ -70,7 +76,6 @@ def prepare(client: redis.Redis, queue: str, job: str, key: str, claim_lease_ms:
             moves.claim(client, queue, job, claim_lease_ms)
     elif key == "wrongtype":
         client.set(keyspace.job_key(queue, job), "not a hash")
-    return token
 
 
 def reset(store: Any) -> None:
@@ -97,8 +102,12 @@ def build_batch(store: Any, fate_keys: Sequence[str], lease_ms: int, claim_lease
             raise ValueError(f"{key!r} cannot be given to one member of a batch")
     reset(store)
     width = max(2, len(str(len(fate_keys))))
-    held = tuple((job_id(i, width), prepare(store.client, store.queue, job_id(i, width), key, claim_lease_ms))
-                 for i, key in enumerate(fate_keys, start=1))
+    ids = [job_id(i, width) for i in range(1, len(fate_keys) + 1)]
+    client, queue = store.client, store.queue
+    moves.enqueue_many(client, queue, [(job, "lane-a" if key == "lane" else None) for job, key in zip(ids, fate_keys)])
+    held = tuple(moves.claim_many(client, queue, len(ids), claim_lease_ms))
+    for (job, _), key in zip(held, fate_keys):
+        _after_claim(client, queue, job, key, claim_lease_ms)
     return Batch(held=held, fates=tuple(fate_keys), lease_ms=lease_ms)
 
 

@@ -38,6 +38,31 @@ def claim(client: redis.Redis, queue: str, job_id: str, lease_ms: int) -> int:
     return int(attempts)
 
 
+def enqueue_many(client: redis.Redis, queue: str, jobs: Sequence[tuple[str, str | None]]) -> None:
+    """Enqueue many ``(id, group)`` jobs, in order, in one pipelined transaction."""
+    pending = keyspace.queue_key(queue, "pending")
+    with client.pipeline(transaction=True) as tx:
+        for job_id, group in jobs:
+            fields = {"attempts": 0} if group is None else {"attempts": 0, "group": keyspace.gate(group)}
+            tx.hset(keyspace.job_key(queue, job_id), mapping=fields)
+        if jobs:
+            tx.rpush(pending, *[job_id for job_id, _ in jobs])
+        tx.execute()
+
+
+def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> list[tuple[str, int]]:
+    """Claim the next ``count`` jobs of pending at one now + lease; return each id with its token."""
+    now = server_now_ms(client)
+    taken = [job_id.decode() for job_id in client.lpop(keyspace.queue_key(queue, "pending"), count) or []]
+    with client.pipeline(transaction=True) as tx:
+        for job_id in taken:
+            tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
+        if taken:
+            tx.zadd(keyspace.queue_key(queue, "active"), {job_id: now + lease_ms for job_id in taken})
+        replies = tx.execute()
+    return [(job_id, int(attempts)) for job_id, attempts in zip(taken, replies)]
+
+
 def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None = None) -> list[str]:
     """Move every lease (of ``only``, when given) whose deadline is at or before ``at_ms`` back to pending, keeping attempts."""
     active = keyspace.queue_key(queue, "active")

@@ -90,8 +90,7 @@ class Stepper:
             source="handle", lines=tuple(seen), focus=_focus("handle", seen), calls=(), members=members, failed=(),
             lease_ms=lease_ms, command=self.command)]
         self.position = 0
-        self.start = snapshot.take(self.client, self.queue)
-        self._undo: list[dict[bytes, tuple[int, bytes | None]]] = [{}]
+        self._undo: list[list[tuple[Any, ...]]] = [[]]
         self._live: Any = None
         self._carry: list[int] = []
         self._pending: tuple[str, int, Any] | None = None
@@ -119,7 +118,7 @@ class Stepper:
             return self.current
         if self._live is None:
             self._rebuild()
-        self._undo = self._undo[: self.position + 1] + [{}]
+        self._undo = self._undo[: self.position + 1] + [[]]
         step = self._lua_step() if self.wire == 4 else self._native_step()
         self.steps = self.steps[: self.position + 1] + [step]
         self.position += 1
@@ -129,15 +128,25 @@ class Stepper:
         """Undo the last step in the store itself and show the one before."""
         if self.position == 0:
             return self.current
-        for key, (ttl, payload) in reversed(list(self._undo[self.position].items())):
-            if payload is None:
-                self.client.delete(key)
-            else:
-                self.client.restore(key, ttl, payload, replace=True)
+        self._apply_undo(self._undo[self.position])
         self._undo = self._undo[: self.position]
         self.position -= 1
         self._live = None
         return self.current
+
+    def _apply_undo(self, undo: Sequence[tuple[Any, ...]]) -> None:
+        """Put back, newest first, what each recorded write replaced."""
+        with self.client.pipeline(transaction=True) as tx:
+            for kind, key, part, old in reversed(undo):
+                if kind == "zset":
+                    tx.zrem(key, part) if old is None else tx.execute_command("ZADD", key, old, part)
+                elif kind == "hash":
+                    tx.hdel(key, part) if old is None else tx.hset(key, part, old)
+                elif old is None:
+                    tx.delete(key)
+                else:
+                    tx.restore(key, part, old, replace=True)
+            tx.execute()
 
     def home(self) -> Step:
         """Back to the handle, the store as it was before anything was sent."""
@@ -155,10 +164,7 @@ class Stepper:
 
     def _send(self, source: str, line: int, args: Sequence[bytes]) -> Call:
         if args[0].upper() not in _READS and len(args) > 1:
-            undo = self._undo[-1]
-            if args[1] not in undo:
-                ttl = self.client.pttl(args[1])
-                undo[args[1]] = (max(ttl, 0), self.client.dump(args[1]))
+            self._before_write(args)
         try:
             reply = raw(self.client, *args)
         except redis.ResponseError as err:
@@ -175,10 +181,15 @@ class Stepper:
             self._gen = native.extends(self._live, [b"2", *self.keys, *self.argv])
             self._carry = []
 
-    def _before_write(self, key: bytes) -> None:
-        undo = self._undo[-1]
-        if key not in undo:
-            undo[key] = (max(self.client.pttl(key), 0), self.client.dump(key))
+    def _before_write(self, args: Sequence[bytes]) -> None:
+        """Record what a write is about to replace, so ``back`` can put exactly that back."""
+        command, key = args[0].upper(), args[1]
+        if command == b"ZADD" and len(args) == 4:
+            self._undo[-1].append(("zset", key, args[3], raw(self.client, "ZSCORE", key, args[3])))
+        elif command == b"HSET" and len(args) == 4:
+            self._undo[-1].append(("hash", key, args[2], raw(self.client, "HGET", key, args[2])))
+        else:
+            self._undo[-1].append(("key", key, max(self.client.pttl(key), 0), self.client.dump(key)))
 
     def _rebuild(self) -> None:
         """Bring a fresh run to the current position by feeding it the replies recorded on the way."""
@@ -337,9 +348,11 @@ class Stepper:
     def verify(self) -> Agreement:
         """Run the same batch atomically from the same start; say whether it agrees with the stepped run."""
         stepped = self.end()
+        rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
         stepped_end = snapshot.take(self.client, self.queue)
-        stepped_view = self._view(stepped_end, stepped.now)
-        snapshot.restore(self.client, self.queue, self.start)
+        stepped_view = self._view(stepped_end, stepped.now, rescored)
+        # the undo log, applied newest first, takes the store back to where the handle left it
+        self._apply_undo([entry for undo in self._undo[1: self.position + 1] for entry in undo])
         connector = Connector(self.client, self.wire)
         before = _server_ms(self.client)
         try:
@@ -349,7 +362,6 @@ class Stepper:
         after = _server_ms(self.client)
         atomic_end = snapshot.take(self.client, self.queue)
         snapshot.restore(self.client, self.queue, stepped_end)
-        rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
         atomic_now = self._atomic_now(atomic_end, rescored)
         differences: list[str] = []
         stepped_reply = stepped.reply if stepped.error is None else stepped.error
@@ -364,7 +376,7 @@ class Stepper:
             differences.append("the atomic run did not re-score every member at one shared score")
         elif atomic_now is not None and not before <= atomic_now <= after:
             differences.append(f"the atomic run's now {atomic_now} is outside its clock reads {before}..{after}")
-        atomic_view = self._view(atomic_end, atomic_now)
+        atomic_view = self._view(atomic_end, atomic_now, rescored)
         for key in sorted(set(stepped_view) | set(atomic_view)):
             if stepped_view.get(key) != atomic_view.get(key):
                 differences.append(f"{key.decode()}: stepped {stepped_view.get(key)!r}, "
@@ -392,8 +404,9 @@ class Stepper:
             return None
         return scores.pop() - self.lease_ms
 
-    def _view(self, snap: snapshot.Snapshot, now: int | None) -> dict[bytes, Any]:
-        """The queue's keys as plain values, each run's own now+lease and run_id written symbolically."""
+    def _view(self, snap: snapshot.Snapshot, now: int | None, rescored: Sequence[str]) -> dict[bytes, Any]:
+        """The queue's keys as plain values; a re-scored member's now+lease and the run_id are written symbolically."""
+        moved = {_b(job_id) for job_id in rescored}
         scratch = f"emq:{{{self.queue}}}:scratch".encode()
         run_id = self.store.run_id()
         view: dict[bytes, Any] = {}
@@ -401,8 +414,8 @@ class Stepper:
             raw(self.client, "RESTORE", scratch, 0, payload, "REPLACE")
             kind = raw(self.client, "TYPE", scratch)
             if kind == b"zset":
-                value: Any = {member: ("now+lease" if now is not None and int(score) == now + self.lease_ms
-                                       else int(score))
+                value: Any = {member: ("now+lease" if member in moved and now is not None
+                                       and int(score) == now + self.lease_ms else int(score))
                               for member, score in self.client.zrange(scratch, 0, -1, withscores=True)}
             elif kind == b"hash":
                 value = {name: (b"<run_id>" if field == run_id else field)

@@ -34,7 +34,7 @@ class ClientHost:
             reply = recorded.reply
         else:
             if self._before_write is not None and sent[0] in (b"ZADD", b"HSET"):
-                self._before_write(sent[1])
+                self._before_write(sent)
             try:
                 reply = raw(self._store.client, *sent)
             except redis.ResponseError as err:
