@@ -123,6 +123,19 @@ def run_score(store: Any, state: dict[bytes, Any], live: set[str], before: int, 
     return score
 
 
+def each_run(store: Any, held: list[tuple[str, int]], spec: Any, start_snap: Any):
+    """Run the batch four ways from the same start: atomic and stepped, on wire 4 and wire 6."""
+    for wire in (4, 6):
+        for how in ("atomic", "stepped"):
+            snapshot.restore(store.client, store.queue, start_snap)
+            if how == "atomic":
+                stepper = None
+                reply, end, before, after = atomic(store, held, spec.lease, wire)
+            else:
+                stepper, reply, end, before, after = stepped(store, held, spec.lease, wire, spec.walk)
+            yield how, wire, stepper, reply, end, before, after
+
+
 def picture(store: Any) -> Any:
     """The queue's bytes (DUMP) on a real server; its contents on fakeredis, whose DUMP pickles dict order."""
     if store.kind == "fakeredis":
@@ -181,26 +194,20 @@ def test_stepped_scripted_and_native_runs_agree(any_store, spec):
         # a skew of +1 on a stale token is the current holder's token (the re-claim bumped attempts)
         assert ok == (fate_key in ("live", "lane") if skew == 0 else fate_key == "stale" and skew == 1)
     ends = {}
-    for wire in (4, 6):
-        for how in ("atomic", "stepped"):
-            snapshot.restore(any_store.client, any_store.queue, start_snap)
-            if how == "atomic":
-                reply, end, before, after = atomic(any_store, held, spec.lease, wire)
-            else:
-                stepper, reply, end, before, after = stepped(any_store, held, spec.lease, wire, spec.walk)
-            where = f"{how} wire {wire}"
-            assert reply == failed, where
-            score = run_score(any_store, end, live, before, after, spec.lease) if live else 0
-            assert end == expected_end(any_store, start, live, score, stamped=wire == 6), where
-            ends[how, wire] = end
-            if how == "stepped":
-                last = stepper.current
-                assert list(last.failed) == failed and last.error is None
-                assert {m.id for m in last.members if m.outcome == "re-scored"} == live
-                if live:
-                    assert last.now + spec.lease == score
-                check_verify(stepper, spec.lease, live, where)
-                assert fates.read_state(any_store.client, any_store.queue) == end, "verify restored the stepped end"
+    for how, wire, stepper, reply, end, before, after in each_run(any_store, held, spec, start_snap):
+        where = f"{how} wire {wire}"
+        assert reply == failed, where
+        score = run_score(any_store, end, live, before, after, spec.lease) if live else 0
+        assert end == expected_end(any_store, start, live, score, stamped=wire == 6), where
+        ends[how, wire] = end
+        if how == "stepped":
+            last = stepper.current
+            assert list(last.failed) == failed and last.error is None
+            assert {m.id for m in last.members if m.outcome == "re-scored"} == live
+            if live:
+                assert last.now + spec.lease == score
+            check_verify(stepper, spec.lease, live, where)
+            assert fates.read_state(any_store.client, any_store.queue) == end, "verify restored the stepped end"
     # the twins differ only in lease_epoch (and, on a live clock, in the now each run read)
     def shape(state):
         return {key: ({f: v for f, v in value.items() if f != b"lease_epoch"} if b":job:" in key else
@@ -224,27 +231,21 @@ def test_wrongtype_in_a_batch_is_the_documented_difference(any_store, spec):
     start = fates.read_state(any_store.client, any_store.queue)
     first_bad = next(i for i, pick in enumerate(spec.picks) if spec.job_fates[pick] == "wrongtype")
     _, live_before_bad = expected_failed(any_store, start, held[:first_bad])
-    for wire in (4, 6):
-        for how in ("atomic", "stepped"):
-            snapshot.restore(any_store.client, any_store.queue, start_snap)
-            if how == "atomic":
-                reply, end, before, after = atomic(any_store, held, spec.lease, wire)
-            else:
-                stepper, reply, end, before, after = stepped(any_store, held, spec.lease, wire, spec.walk)
-            where = f"{how} wire {wire}"
-            assert isinstance(reply, redis.ResponseError), where
-            assert error_text(reply).startswith(WRONGTYPE), (where, error_text(reply))
-            if wire == 6 or not live_before_bad:
-                assert end == start, f"{where}: wrote {end}"
-            else:
-                score = run_score(any_store, end, live_before_bad, before, after, spec.lease)
-                assert end == expected_end(any_store, start, live_before_bad, score, stamped=False), where
-            if how == "stepped":
-                assert stepper.current.done and stepper.current.error.startswith("WRONGTYPE")
-                ran = [m.ran for m in stepper.current.members]
-                if wire == 4:
-                    assert ran == [i <= first_bad for i in range(len(held))], "the script stops at the bad row"
-                check_verify(stepper, spec.lease, live_before_bad if wire == 4 else set(), where)
+    for how, wire, stepper, reply, end, before, after in each_run(any_store, held, spec, start_snap):
+        where = f"{how} wire {wire}"
+        assert isinstance(reply, redis.ResponseError), where
+        assert error_text(reply).startswith(WRONGTYPE), (where, error_text(reply))
+        if wire == 6 or not live_before_bad:
+            assert end == start, f"{where}: wrote {end}"
+        else:
+            score = run_score(any_store, end, live_before_bad, before, after, spec.lease)
+            assert end == expected_end(any_store, start, live_before_bad, score, stamped=False), where
+        if how == "stepped":
+            assert stepper.current.done and stepper.current.error.startswith("WRONGTYPE")
+            ran = [m.ran for m in stepper.current.members]
+            if wire == 4:
+                assert ran == [i <= first_bad for i in range(len(held))], "the script stops at the bad row"
+            check_verify(stepper, spec.lease, live_before_bad if wire == 4 else set(), where)
 
 
 # -- fakeredis = the real server -------------------------------------------------------------
