@@ -124,3 +124,14 @@ def test_installed_native_build_compiles_the_shipped_source(venv: dict) -> None:
     path = Path(done.stdout.strip())
     assert path.is_file() and path.suffix == ".so"
     assert str(path).startswith(str(venv["home"] / "cache"))
+
+
+def test_installed_app_opens_the_lesson(venv: dict) -> None:
+    """The installed app opens batches-03 headless and steps it: styles, scripts and lesson all came with the wheel."""
+    shot = venv["home"] / "first.svg"
+    done = _run([str(venv["bin"] / "emq-dive"), "batches-03", "--screenshot", str(shot), "--step", "2"],
+                cwd=venv["cwd"], env=venv["env"])
+    assert done.stdout.strip() == str(shot)
+    svg = shot.read_text().replace("&#160;", " ")
+    assert "Batch lease extension" in svg
+    assert "step 2 of 4" in svg
