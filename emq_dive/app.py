@@ -31,8 +31,9 @@ class DiveApp(App[None]):
         self.start_step = step
         self.theme = theme
 
-    def on_mount(self) -> None:
-        self.push_screen(DiveScreen(self.session, self.start_step))
+    def get_default_screen(self) -> Screen[Any]:
+        """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""
+        return DiveScreen(self.session, self.start_step)
 
     @property
     def dive(self) -> DiveScreen:
@@ -80,14 +81,15 @@ def make_app(lesson: Any, store: Any, *, wire: int = 4, step: int = 0, batch: Se
 
 
 async def wait_ready(app: DiveApp, pilot: Any) -> None:
-    """Wait until every worker has finished and the screen shows its result."""
+    """Wait until every worker has finished, the panes that fill in after the first frame have, and the screen
+    shows the result."""
     while True:
         try:
             await app.workers.wait_for_complete()
         except WorkerFailed:
             pass
         await pilot.pause()
-        if not any(w.is_running for w in app.workers):
+        if not any(w.is_running for w in app.workers) and not app.dive.deferred:
             break
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()

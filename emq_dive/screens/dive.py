@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
@@ -23,10 +23,6 @@ from ..widgets.lesson_pane import LessonPane
 from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
-from .compare import CompareView
-from .fate_picker import FatePicker
-from .fate_view import FateView
-from .help import HelpScreen
 from .session import END, Frame, Session, with_seq
 
 PACE = 1.2
@@ -69,19 +65,21 @@ class DiveScreen(Screen[None]):
         run: FateRun
         frame: Frame
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
+    # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it
+    # (the footer's keys and every lesson block too) each time a step lands; the panes repaint themselves.
+    frame: var[Frame | None] = var(None, always_update=True)
     """The engine's latest frame, from the worker that made it."""
-    step: reactive[Step | None] = reactive(None, always_update=True)
+    step: var[Step | None] = var(None, always_update=True)
     """The step on screen, pushed down to the panes."""
-    wire: reactive[int] = reactive(4)
+    wire: var[int] = var(4)
     """The wire the stepped run uses."""
-    playing: reactive[bool] = reactive(False)
+    playing: var[bool] = var(False)
     """True while the run steps itself every PACE seconds."""
-    busy: reactive[str] = reactive("")
+    busy: var[str] = var("")
     """What the store is doing for a batch-wide move, or empty."""
-    lesson_toggled: reactive[bool] = reactive(False)
+    lesson_toggled: var[bool] = var(False)
     """True when the learner pressed l: the lesson hides on a wide screen, and takes over a narrow one."""
-    narrow: reactive[bool] = reactive(False)
+    narrow: var[bool] = var(False)
     """True below 100 columns or 32 rows, where the secondary panes fold away."""
 
     def __init__(self, session: Session, start_step: int = 0) -> None:
@@ -110,6 +108,13 @@ class DiveScreen(Screen[None]):
                     yield StorePane().data_bind(DiveScreen.frame)
             yield LessonPane(lesson, id="lesson").data_bind(DiveScreen.step)
         yield Footer()
+
+    @property
+    def deferred(self) -> bool:
+        """True while a pane is still filling in what it leaves until after the first frame."""
+        if not self.is_mounted:
+            return False
+        return self.query_one(CodePane).deferred or self.query_one(LessonPane).deferred
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(PACE, self._tick, pause=True)
@@ -186,12 +191,16 @@ class DiveScreen(Screen[None]):
 
     def on_dive_screen_compared(self, message: Compared) -> None:
         self._show(message.frame)
+        from .compare import CompareView  # the modal screens load on first use, not before the first frame
+
         self.app.push_screen(CompareView(message.compared, message.frame.fates, message.frame.wire))
 
     def on_dive_screen_fate_ran(self, message: FateRan) -> None:
         self._show(message.frame)
         run = message.run
         members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates)]
+        from .fate_view import FateView
+
         view = FateView(run, self.session.lesson.fates.get(run.fate.key, ""), members)
         self.app.push_screen(view, lambda index: self._applied(index, run.fate.key))
 
@@ -209,6 +218,7 @@ class DiveScreen(Screen[None]):
         """A worker raised: the store moves stop until the batch is set up again."""
         self.busy = ""
         self.playing = False
+        self.query_one(LessonPane).start()
 
     # -- actions ---------------------------------------------------------------
 
@@ -271,6 +281,8 @@ class DiveScreen(Screen[None]):
         if not self._ready():
             return
         store = self.session.store
+        from .fate_picker import FatePicker
+
         picker = FatePicker(self.session.lesson.fates, store.acl, store.acl_reason)
         self.app.push_screen(picker, self._picked)
 
@@ -293,5 +305,7 @@ class DiveScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""
+        from .help import HelpScreen
+
         self.app.push_screen(HelpScreen(PACE))
 

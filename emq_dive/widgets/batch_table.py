@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -97,8 +97,8 @@ class BatchTable(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"batch-table--header", "batch-table--current", "batch-table--dim", "batch-table--ok",
                          "batch-table--bad", "batch-table--note"}
 
-    step: reactive[Step | None] = reactive(None, always_update=True)
-    """The step whose members are drawn."""
+    step: reactive[Step | None] = reactive(None, always_update=True, repaint=False)
+    """The step whose members are drawn (the watcher repaints only the rows that changed)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -114,14 +114,36 @@ class BatchTable(ScrollView, can_focus=False):
         if step is None:
             return
         width = self.scrollable_content_region.width
+        full = old is None or old.now != step.now
         if old is None or len(old.members) != len(step.members) or self.virtual_size.width != width:
             self._cache.clear()
             self.virtual_size = Size(width, len(step.members) + 1)
             self.refresh(layout=True)
+            full = True
+        top = self.scroll_offset.y
         current = self._current(step)
         if current is not None:
             self.scroll_to_region_row(current + 1)
-        self.refresh()
+        if full or self.scroll_offset.y != top:
+            self.refresh()
+        else:
+            self._repaint_rows(old, step)
+
+    def _repaint_rows(self, old: Step, step: Step) -> None:
+        """Repaint the visible rows whose member or current mark changed: O(visible rows), not O(members)."""
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        width = self.scrollable_content_region.width
+        was, now = self._current(old), self._current(step)
+        changed = []
+        for y in range(1, height):
+            index = top + y - 1
+            if index >= len(step.members):
+                break
+            before, after = old.members[index], step.members[index]
+            if (index == was) != (index == now) or (before is not after and before != after):
+                changed.append(Region(0, y, width, 1))
+        if changed:
+            self.refresh(*changed)
 
     def on_resize(self) -> None:
         if self.step is not None:

@@ -8,9 +8,13 @@ from functools import cache
 from pathlib import Path
 
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Span, Text
+from textual import work
+from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 
 from ..echo_mq import jobs, native
@@ -54,8 +58,17 @@ def _background(style: Style) -> Style:
 
 
 @cache
+def plain_source(key: str) -> Source:
+    """One of the project's source files as plain lines, read once: what the pane shows until it is highlighted."""
+    code = SOURCES[key].read_text("utf-8")
+    return Source(key, tuple(Text(line) for line in code.splitlines()), marker_lines(code))
+
+
+@cache
 def source(key: str) -> Source:
-    """Read and highlight one of the project's source files once."""
+    """Read and highlight one of the project's source files once (pygments: call it off the UI thread)."""
+    from rich.syntax import Syntax
+
     code = SOURCES[key].read_text("utf-8")
     highlighted = Syntax(code, LEXERS[key], theme="monokai").highlight(code)
     highlighted.style = ""
@@ -68,9 +81,9 @@ def module_line(native_line: int | None) -> int | None:
     """The C module's line that carries the same marker as ``native_line`` of native.py."""
     if native_line is None:
         return None
-    names = {line: name for name, line in source("native").markers.items()}
+    names = {line: name for name, line in plain_source("native").markers.items()}
     name = names.get(native_line)
-    return source("module").markers.get(name) if name else None
+    return plain_source("module").markers.get(name) if name else None
 
 
 def handle_span() -> tuple[int, int]:
@@ -86,7 +99,12 @@ def native_span() -> tuple[int, int]:
 
 
 class CodePane(Widget):
-    """Shows the source that ran the current step, a window kept around the highlighted line."""
+    """Shows the source that ran the current step, a window kept around the highlighted line.
+
+    Each line is drawn once per (file, line, role, width) and cached as a Strip, so a step that moves the
+    highlight only re-draws the lines whose role changed. Pygments runs in a worker thread after the first
+    step is on screen; until it is done, the pane shows the same lines uncoloured.
+    """
 
     DEFAULT_CSS = """
     CodePane {
@@ -104,15 +122,88 @@ class CodePane(Widget):
     """
     COMPONENT_CLASSES = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
 
-    step: reactive[Step | None] = reactive(None, always_update=True)
-    """The step whose code is shown."""
+    step: reactive[Step | None] = reactive(None, always_update=True, repaint=False)
+    """The step whose code is shown (the watcher repaints only the lines that changed)."""
     server: reactive[bool] = reactive(False)
     """True on a server backend, where wire 6 runs the C module."""
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._strips: dict[tuple[str, bool, int, str, int], Strip] = {}
+        self._coloured: set[str] = set()
+        self._highlighting = False
+        self._highlighted = False
+        self._rows: list[tuple[str, bool, int, str]] | None = None
+        self._titles: tuple[str, str] | None = None
+
+    @property
+    def deferred(self) -> bool:
+        """True from the first step until the sources are highlighted (or highlighting gave up)."""
+        return self._highlighting and not self._highlighted
+
     def watch_step(self, step: Step | None) -> None:
-        if step is not None:
-            self.border_title = TITLES[self._key(step)]
-            self.border_subtitle = self._subtitle(step)
+        if step is None:
+            self._rows = None
+            self.refresh()
+            return
+        titles = (TITLES[self._key(step)], self._subtitle(step))
+        if titles != self._titles:  # setting a border title repaints the whole pane, so only on a change
+            self._titles = titles
+            self.border_title, self.border_subtitle = titles
+        self._repaint_rows(step)
+        if not self._highlighting:
+            self._highlighting = True
+            self.call_after_refresh(self._highlight_all)
+
+    def _row_keys(self, step: Step) -> list[tuple[str, bool, int, str]]:
+        """What each line of the pane shows: file, coloured or not, line number and role."""
+        src, focus, ran, numbers = self._window(step)
+        coloured = src.key in self._coloured
+        return [(src.key, coloured, n, "focus" if n == focus else "ran" if n in ran else "") for n in numbers]
+
+    def _repaint_rows(self, step: Step) -> None:
+        """Repaint only the lines whose file, number or role changed since the last step."""
+        rows = self._row_keys(step)
+        old, self._rows = self._rows, rows
+        if old is None or len(old) != len(rows):
+            self.refresh()
+            return
+        width = self.size.width
+        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, rows)) if a != b]
+        if changed:
+            self.refresh(*changed)
+
+    def on_resize(self) -> None:
+        self._rows = None
+
+    def _highlight_all(self) -> None:
+        keys = ["handle", "lua", "native"] + (["module"] if self.server else [])
+        first = self._key(self.step) if self.step is not None else "handle"
+        self._highlight(sorted(keys, key=lambda k: k != first))
+
+    @work(thread=True, group="highlight", exit_on_error=False)
+    def _highlight(self, keys: list[str]) -> None:
+        try:
+            for key in keys:
+                source(key)
+                self.app.call_from_thread(self._coloured_in, key)
+        except Exception as error:  # noqa: BLE001 - colour is a nicety: the pane keeps its plain lines
+            self.log.error(f"highlighting failed: {error!r}")
+        finally:
+            self.app.call_from_thread(setattr, self, "_highlighted", True)
+
+    def _coloured_in(self, key: str) -> None:
+        self._coloured.add(key)
+        if self.step is not None and self._key(self.step) == key:
+            self._rows = None
+            self._repaint_rows(self.step)
+
+    def _source(self, key: str) -> Source:
+        return source(key) if key in self._coloured else plain_source(key)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
 
     def _key(self, step: Step) -> str:
         return "module" if step.source == "native" and self.server else step.source
@@ -128,33 +219,58 @@ class CodePane(Widget):
             return module_line(step.focus), {n for n in mapped if n}
         return step.focus, set(step.lines)
 
-    def render(self) -> Text:
-        step = self.step
-        if step is None:
-            return Text("waiting for the store…", style="italic")
-        src = source(self._key(step))
+    def _window(self, step: Step) -> tuple[Source, int | None, set[int], range]:
+        """The source, its focus and ran lines, and the line numbers shown."""
+        src = self._source(self._key(step))
         focus, ran = self._lines(step)
         height = max(1, self.content_size.height)
         total = len(src.lines)
         anchor = focus or 1
         top = min(max(1, anchor - height // 3), max(1, total - height + 1))
+        return src, focus, ran, range(top, min(total, top + height - 1) + 1)
+
+    def _line(self, src: Source, number: int, role: str) -> Text:
+        """Line ``number`` with its gutter, styled for its ``role`` (``focus``, ``ran`` or empty)."""
         gutter = self.get_component_rich_style("code-pane--gutter")
         focus_style = _background(self.get_component_rich_style("code-pane--focus"))
         ran_style = _background(self.get_component_rich_style("code-pane--ran"))
-        width = len(str(total))
+        line = Text(f"{number:>{len(str(len(src.lines)))}} ", style=gutter)
+        line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
+        line.append_text(src.lines[number - 1].copy())
+        if role:
+            line.pad_right(max(0, self.content_size.width - line.cell_len))
+            line.stylize(focus_style if role == "focus" else ran_style)
+        return line
+
+    def render(self) -> Text:
+        """The whole window as one Text (what the pane shows; the screen draws it line by line)."""
+        step = self.step
+        if step is None:
+            return Text("waiting for the store…", style="italic")
+        src, focus, ran, numbers = self._window(step)
         out = Text(no_wrap=True, overflow="ellipsis")
-        for number in range(top, min(total, top + height - 1) + 1):
-            line = Text(f"{number:>{width}} ", style=gutter)
-            line.append(">" if number == focus else " ", style=focus_style if number == focus else gutter)
-            body = src.lines[number - 1].copy()
-            line.append_text(body)
-            if number == focus:
-                line.pad_right(max(0, self.content_size.width - line.cell_len))
-                line.stylize(focus_style)
-            elif number in ran:
-                line.pad_right(max(0, self.content_size.width - line.cell_len))
-                line.stylize(ran_style)
-            if number != top:
+        for number in numbers:
+            if number != numbers.start:
                 out.append("\n")
-            out.append_text(line)
+            out.append_text(self._line(src, number, "focus" if number == focus else "ran" if number in ran else ""))
         return out
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        step = self.step
+        if step is None or self.text_selection is not None:
+            return super().render_line(y)
+        src, focus, ran, numbers = self._window(step)
+        if y >= len(numbers):
+            return Strip.blank(width, self.visual_style.rich_style)
+        number = numbers[y]
+        role = "focus" if number == focus else "ran" if number in ran else ""
+        cache_key = (src.key, src.key in self._coloured, number, role, width)
+        strip = self._strips.get(cache_key)
+        if strip is None:
+            content = Content.from_rich_text(self._line(src, number, role), console=self.app.console)
+            strip = Visual.to_strips(self, content, width, 1, self.visual_style)[0]
+            if len(self._strips) > 2048:
+                self._strips.clear()
+            self._strips[cache_key] = strip
+        return strip.apply_offsets(0, y)

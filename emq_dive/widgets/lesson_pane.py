@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.reactive import reactive
-from textual.widgets import Markdown
+from textual.reactive import reactive, var
+from textual.widget import MountError, Widget
 
 from ..stepper import Step
 
@@ -25,7 +24,11 @@ def plain_fences(body: str) -> str:
 
 
 class LessonPane(VerticalScroll):
-    """Shows the lesson section named by ``section``; scrollable."""
+    """Shows the lesson section named by ``section``; scrollable.
+
+    The Markdown arrives after the first step is on screen (it is the costliest widget to build), and each
+    section's Markdown is built once and kept: a section change shows it again instead of re-parsing.
+    """
 
     DEFAULT_CSS = """
     LessonPane {
@@ -40,20 +43,33 @@ class LessonPane(VerticalScroll):
 
     section: reactive[str] = reactive("")
     """The key of the section shown."""
-    step: reactive[Step | None] = reactive(None, always_update=True)
-    """The step on screen; a new code source brings its section."""
+    step: var[Step | None] = var(None, always_update=True)
+    """The step on screen; a new code source brings its section (the pane itself needs no repaint)."""
 
     def __init__(self, lesson: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lesson = lesson
         self.keys = [s.key for s in lesson.sections]
         self.set_reactive(LessonPane.section, self.keys[0])
+        self._docs: dict[str, Widget] = {}
+        self._shown: str | None = None
+        self._started = False
+        self._showing = False
 
-    def compose(self) -> ComposeResult:
-        yield Markdown(self._body(self.section), open_links=False)
+    @property
+    def deferred(self) -> bool:
+        """True while the section on show still has to be built or switched to."""
+        return self._started and self._shown != self.section
 
     def on_mount(self) -> None:
         self._titles()
+        self.set_timer(0.5, self.start)  # a slow store should not keep the lesson away
+
+    def start(self) -> None:
+        """Build the section on show once the screen has painted (the first step, an error, or a slow store)."""
+        if not self._started:
+            self._started = True
+            self.call_after_refresh(self._show_section)
 
     def _section(self, key: str) -> Any:
         return next(s for s in self.lesson.sections if s.key == key)
@@ -72,12 +88,40 @@ class LessonPane(VerticalScroll):
         if old == new or not self.is_mounted:
             return
         self._titles()
-        self.query_one(Markdown).update(self._body(new))
-        self.scroll_home(animate=False)
+        if self._started:
+            self.call_later(self._show_section)
 
     def watch_step(self, old: Step | None, new: Step | None) -> None:
         if new is not None and (old is None or old.source != new.source):
             self.follow(new.source)
+        if new is not None:
+            self.start()
+
+    async def _show_section(self) -> None:
+        """Show the section's Markdown, building it the first time; catch up if the section moved meanwhile."""
+        if self._showing or not self.is_attached or self._closing:
+            return  # already at it, or the app is closing
+        self._showing = True
+        try:
+            while self._shown != self.section:
+                key = self.section
+                doc = self._docs.get(key)
+                if doc is None:
+                    from textual.widgets import Markdown
+
+                    doc = self._docs[key] = Markdown(self._body(key), open_links=False)
+                    doc.display = False
+                    try:
+                        await self.mount(doc)
+                    except MountError:  # the pane left the DOM (the app is exiting): nothing left to wait for
+                        self._started = False
+                        return
+                for other, widget in self._docs.items():
+                    widget.display = other == key
+                self._shown = key
+                self.scroll_home(animate=False)
+        finally:
+            self._showing = False
 
     def follow(self, source: str) -> None:
         """Show the section that follows ``source``, if the lesson names one."""

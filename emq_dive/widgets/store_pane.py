@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -35,18 +36,34 @@ class StorePane(Widget):
     """
     COMPONENT_CLASSES = {"store-pane--key", "store-pane--changed", "store-pane--muted"}
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
-    """The frame whose store view is drawn."""
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
+    """The frame whose store view is drawn (the watcher repaints only the lines that changed)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = "store"
+        self._subtitle = ""
+        self._lines: list[Text] | None = None
 
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is not None:
             view = frame.view
             shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"
-            self.border_subtitle = f"members {shown}" if view.total > len(view.rows) else ""
+            subtitle = f"members {shown}" if view.total > len(view.rows) else ""
+            if subtitle != self._subtitle:  # setting a border title repaints the whole pane
+                self._subtitle = self.border_subtitle = subtitle
+        lines = list(self.render().split("\n", allow_blank=True))
+        old, self._lines = self._lines, lines
+        if old is None or len(old) != len(lines):
+            self.refresh()
+            return
+        width = self.size.width
+        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, lines)) if a != b]
+        if changed:
+            self.refresh(*changed)
+
+    def on_resize(self) -> None:
+        self._lines = None
 
     def render(self) -> Text:
         frame = self.frame
