@@ -185,20 +185,7 @@ def _short(value: Any) -> str:
     return str(value)
 
 
-def read_state(client: redis.Redis, queue: str) -> dict[bytes, Any]:
-    """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
-    state: dict[bytes, Any] = {}
-    for key in sorted(client.scan_iter(match=f"emq:{{{queue}}}:*", count=1000)):
-        kind = client.type(key)
-        if kind == b"zset":
-            state[key] = dict(client.zrange(key, 0, -1, withscores=True))
-        elif kind == b"hash":
-            state[key] = client.hgetall(key)
-        elif kind == b"list":
-            state[key] = client.lrange(key, 0, -1)
-        else:
-            state[key] = client.get(key) if kind == b"string" else kind
-    return state
+read_state = snapshot.read
 
 
 def run_verb(store: Any, verb: str, call: Callable[[Connector], Any], client: redis.Redis | None = None) -> Answer:

@@ -66,9 +66,11 @@ def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> li
 def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None = None) -> list[str]:
     """Move every lease (of ``only``, when given) whose deadline is at or before ``at_ms`` back to pending, keeping attempts."""
     active = keyspace.queue_key(queue, "active")
-    lapsed = [m.decode() for m in client.zrangebyscore(active, "-inf", at_ms)]
-    if only is not None:
-        lapsed = [job_id for job_id in lapsed if job_id in only]
+    if only is None:
+        lapsed = [m.decode() for m in client.zrangebyscore(active, "-inf", at_ms)]
+    else:
+        lapsed = [job_id for job_id in only
+                  if (score := client.zscore(active, job_id)) is not None and score <= at_ms]
     for job_id in lapsed:
         with client.pipeline(transaction=True) as tx:
             tx.zrem(active, job_id)

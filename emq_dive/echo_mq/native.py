@@ -144,8 +144,7 @@ def extends(host: Host, args: list[bytes]) -> Handler:
             live.append((job_id, row))  # @read-live
         else:
             failed.append(job_id)  # @read-fail
-        yield Probe("read-verdict", {"index": index // 2, "id": job_id, "token": token,
-                                     "verdict": seen, "failed": list(failed)})
+        yield Probe("read-verdict", {"index": index // 2, "id": job_id, "token": token, "verdict": seen})
     if live:
         for _, row in live:  # @write-pass
             _check(host, verb, row, write=True)  # @write-acl

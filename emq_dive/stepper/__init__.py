@@ -14,7 +14,7 @@ from ..echo_mq.scripts import marker_lines
 from . import snapshot
 from .hosts import ClientHost
 from .lua_run import LuaRun
-from .model import NOT_EVALUATED, Agreement, Call, Member, Step
+from .model import NOT_EVALUATED, Agreement, Call, Member, MembersAt, Prefix, Step
 from .tracing import lines_of
 
 __all__ = ["Stepper", "Step", "Member", "Call", "Agreement", "NOT_EVALUATED", "ReplayMismatch"]
@@ -83,11 +83,17 @@ class Stepper:
         self.argv = [_b(a) for a in argv]
         verb = ("EVALSHA", script.sha) if wire == 4 else (script.native_verb,)
         self.command = tuple(_b(a) for a in (*verb, "2", *keys, *argv))
-        members = tuple(Member(i, job_id, str(token)) for i, (job_id, token) in enumerate(self.held))
-        count = max(1, len(members)) if wire == 4 else len(members) + 1
+        # the run's timeline, shared by every step through views: each member's states, and the failed ids
+        self._history: list[list[tuple[int, Member]]] = [
+            [(0, Member(i, job_id, str(token)))] for i, (job_id, token) in enumerate(self.held)]
+        self._touched: list[list[int]] = [[]]
+        self._failed: list[str] = []
+        self._failed_count: list[int] = [0]
+        count = max(1, len(self.held)) if wire == 4 else len(self.held) + 1
         self.steps: list[Step] = [Step(
             index=0, count=count, wire=wire, title="the handle: gate, flatten, argv, keys, send",
-            source="handle", lines=tuple(seen), focus=_focus("handle", seen), calls=(), members=members, failed=(),
+            source="handle", lines=tuple(seen), focus=_focus("handle", seen), calls=(),
+            members=MembersAt(self._history, 0), failed=Prefix(self._failed, 0),
             lease_ms=lease_ms, command=self.command)]
         self.position = 0
         self._undo: list[list[tuple[Any, ...]]] = [[]]
@@ -118,9 +124,21 @@ class Stepper:
             return self.current
         if self._live is None:
             self._rebuild()
-        self._undo = self._undo[: self.position + 1] + [[]]
-        step = self._lua_step() if self.wire == 4 else self._native_step()
-        self.steps = self.steps[: self.position + 1] + [step]
+        del self.steps[self.position + 1:]
+        self._undo.append([])
+        self._touched.append([])
+        try:
+            step = self._lua_step() if self.wire == 4 else self._native_step()
+        except BaseException:
+            # a step that could not finish (the store went away, say) takes back what it wrote, if it still can
+            try:
+                self._apply_undo(self._undo[self.position + 1])
+            except redis.RedisError:
+                pass
+            self._rewind(self.position + 1)
+            self._live = None
+            raise
+        self.steps.append(step)
         self.position += 1
         return step
 
@@ -129,10 +147,27 @@ class Stepper:
         if self.position == 0:
             return self.current
         self._apply_undo(self._undo[self.position])
-        self._undo = self._undo[: self.position]
+        self._rewind(self.position)
         self.position -= 1
         self._live = None
         return self.current
+
+    def _rewind(self, step: int) -> None:
+        """Forget what the timeline recorded at ``step``, the last one it holds."""
+        for index in reversed(self._touched.pop(step)):
+            self._history[index].pop()
+        self._undo.pop(step)
+        if len(self._failed_count) > step:
+            self._failed_count.pop(step)
+        del self._failed[self._failed_count[-1]:]
+
+    def _record(self, step: int, member: Member) -> None:
+        self._history[member.index].append((step, member))
+        self._touched[step].append(member.index)
+
+    def _member(self, index: int) -> Member:
+        """A member's latest state along the run."""
+        return self._history[index][-1][1]
 
     def _apply_undo(self, undo: Sequence[tuple[Any, ...]]) -> None:
         """Put back, newest first, what each recorded write replaced."""
@@ -243,11 +278,10 @@ class Stepper:
             cut = max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
             lines, self._carry = lines[:cut], lines[cut:]
         done = self._pending[0] != "call"
-        members = list(self.current.members)
         if member_started:
-            members[index - 1] = self._lua_member(members[index - 1], calls, lines)
-        failed = [f.decode() for f in (reply if isinstance(reply, list) else run.failed)]
-        return self._step(index, "lua", lines, calls, members, failed, run.now, reply, error, done)
+            self._record(index, self._lua_member(self._member(index - 1), calls, lines))
+        self._failed.extend(f.decode() for f in run.failed_from(len(self._failed)))
+        return self._step(index, "lua", lines, calls, run.now, reply, error, done)
 
     def _lua_member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
         seen = {call.sent[0]: call for call in calls}
@@ -269,8 +303,6 @@ class Stepper:
         host: ClientHost = self._live
         index = self.position + 1
         host.calls = []
-        members = list(self.current.members)
-        failed = list(self.current.failed)
         now, reply, error, done = self.current.now, None, None, False
         probes: list[native.Probe] = []
         with lines_of(native.__file__) as lines:
@@ -282,15 +314,16 @@ class Stepper:
             if probe.marker == "clock":
                 now = probe.values["now"]
             elif probe.marker == "read-verdict":
-                at = probe.values["index"]
-                members[at] = self._native_member(members[at], probe.values["verdict"])
-                failed = [f.decode() for f in probe.values["failed"]]
+                seen = self._native_member(self._member(probe.values["index"]), probe.values["verdict"])
+                self._record(index, seen)
+                if seen.outcome == "failed":
+                    self._failed.append(seen.id)
             elif probe.marker == "write-epoch":
-                rescored = set(probe.values["rescored"])
-                members = [replace(m, outcome="re-scored", new_score=probe.values["score"])
-                           if m.id.encode() in rescored else m for m in members]
-        return self._step(index, "native", list(lines), list(host.calls), members, failed, now,
-                          reply, error, done)
+                for history in self._history:
+                    latest = history[-1][1]
+                    if latest.outcome == "live":
+                        self._record(index, replace(latest, outcome="re-scored", new_score=probe.values["score"]))
+        return self._step(index, "native", list(lines), list(host.calls), now, reply, error, done)
 
     def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
         """Drive the twin through one step (to its next read verdict, or to its reply); say if it returned."""
@@ -311,8 +344,8 @@ class Stepper:
             score=NOT_EVALUATED if seen.in_active is None else seen.score,
             outcome="live" if seen.live else "failed", reason=seen.reason)
 
-    def _step(self, index: int, source: str, lines: list[int], calls: list[Call], members: list[Member],
-              failed: list[str], now: int | None, reply: Any, error: str | None, done: bool) -> Step:
+    def _step(self, index: int, source: str, lines: list[int], calls: list[Call], now: int | None,
+              reply: Any, error: str | None, done: bool) -> Step:
         if index <= len(self.held) and not (self.wire == 6 and index == self.count):
             title = f"member {index} of {len(self.held)}: {self.held[index - 1][0]}"
         elif self.wire == 6:
@@ -322,8 +355,10 @@ class Stepper:
         if done and error is None:
             title += " · returns" if self.wire == 4 and self.held else ""
         changed = frozenset(c.sent[1] for c in calls if c.sent[0].upper() not in _READS and len(c.sent) > 1)
+        self._failed_count.append(len(self._failed))
         return Step(index=index, count=self.count, wire=self.wire, title=title, source=source,
-                    lines=tuple(lines), focus=_focus(source, lines), calls=tuple(calls), members=tuple(members), failed=tuple(failed),
+                    lines=tuple(lines), focus=_focus(source, lines), calls=tuple(calls),
+                    members=MembersAt(self._history, index), failed=Prefix(self._failed, len(self._failed)),
                     now=now, lease_ms=self.lease_ms, command=self.command, reply=reply, error=error,
                     done=done, changed=changed)
 
@@ -350,7 +385,7 @@ class Stepper:
         stepped = self.end()
         rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
         stepped_end = snapshot.take(self.client, self.queue)
-        stepped_view = self._view(stepped_end, stepped.now, rescored)
+        stepped_state = snapshot.read(self.client, self.queue)
         # the undo log, applied newest first, takes the store back to where the handle left it
         self._apply_undo([entry for undo in self._undo[1: self.position + 1] for entry in undo])
         connector = Connector(self.client, self.wire)
@@ -360,9 +395,10 @@ class Stepper:
         except redis.ResponseError as err:
             atomic_reply = err
         after = _server_ms(self.client)
-        atomic_end = snapshot.take(self.client, self.queue)
-        snapshot.restore(self.client, self.queue, stepped_end)
-        atomic_now = self._atomic_now(atomic_end, rescored)
+        atomic_state = snapshot.read(self.client, self.queue)
+        snapshot.restore_keys(self.client, stepped_end, [
+            key for key in set(stepped_state) | set(atomic_state) if stepped_state.get(key) != atomic_state.get(key)])
+        atomic_now = self._atomic_now(atomic_state, rescored)
         differences: list[str] = []
         stepped_reply = stepped.reply if stepped.error is None else stepped.error
         atomic_text = error_text(atomic_reply) if isinstance(atomic_reply, Exception) else atomic_reply
@@ -376,7 +412,8 @@ class Stepper:
             differences.append("the atomic run did not re-score every member at one shared score")
         elif atomic_now is not None and not before <= atomic_now <= after:
             differences.append(f"the atomic run's now {atomic_now} is outside its clock reads {before}..{after}")
-        atomic_view = self._view(atomic_end, atomic_now, rescored)
+        stepped_view = self._view(stepped_state, stepped.now, rescored)
+        atomic_view = self._view(atomic_state, atomic_now, rescored)
         for key in sorted(set(stepped_view) | set(atomic_view)):
             if stepped_view.get(key) != atomic_view.get(key):
                 differences.append(f"{key.decode()}: stepped {stepped_view.get(key)!r}, "
@@ -385,47 +422,29 @@ class Stepper:
                          atomic_reply=atomic_text, stepped_now=stepped.now, atomic_now=atomic_now,
                          rescored=rescored, agree=not differences, differences=tuple(differences))
 
-    def _atomic_now(self, end: snapshot.Snapshot, rescored: tuple[str, ...]) -> int | None:
-        if not rescored:
+    def _atomic_now(self, state: dict[bytes, Any], rescored: tuple[str, ...]) -> int | None:
+        """The now the atomic run read: its one shared score less the lease, if every re-scored member has it."""
+        active = state.get(keyspace.queue_key(self.queue, "active").encode())
+        if not rescored or not isinstance(active, dict):
             return None
-        scores = set()
-        scratch = f"emq:{{{self.queue}}}:scratch".encode()
-        active = keyspace.queue_key(self.queue, "active").encode()
-        if active not in end:
-            return None
-        raw(self.client, "RESTORE", scratch, 0, end[active][1], "REPLACE")
-        try:
-            for job_id in rescored:
-                score = raw(self.client, "ZSCORE", scratch, job_id)
-                scores.add(None if score is None else int(float(score)))
-        finally:
-            self.client.delete(scratch)
+        scores = {active.get(_b(job_id)) for job_id in rescored}
         if len(scores) != 1 or None in scores:
             return None
-        return scores.pop() - self.lease_ms
+        return int(scores.pop()) - self.lease_ms
 
-    def _view(self, snap: snapshot.Snapshot, now: int | None, rescored: Sequence[str]) -> dict[bytes, Any]:
-        """The queue's keys as plain values; a re-scored member's now+lease and the run_id are written symbolically."""
+    def _view(self, state: dict[bytes, Any], now: int | None, rescored: Sequence[str]) -> dict[bytes, Any]:
+        """The queue's keys with a re-scored member's now+lease, and the run_id, written symbolically."""
         moved = {_b(job_id) for job_id in rescored}
-        scratch = f"emq:{{{self.queue}}}:scratch".encode()
         run_id = self.store.run_id()
+        deadline = None if now is None else now + self.lease_ms
         view: dict[bytes, Any] = {}
-        for key, (_, payload) in snap.items():
-            raw(self.client, "RESTORE", scratch, 0, payload, "REPLACE")
-            kind = raw(self.client, "TYPE", scratch)
-            if kind == b"zset":
-                value: Any = {member: ("now+lease" if member in moved and now is not None
-                                       and int(score) == now + self.lease_ms else int(score))
-                              for member, score in self.client.zrange(scratch, 0, -1, withscores=True)}
-            elif kind == b"hash":
-                value = {name: (b"<run_id>" if field == run_id else field)
-                         for name, field in self.client.hgetall(scratch).items()}
-            elif kind == b"list":
-                value = self.client.lrange(scratch, 0, -1)
-            else:
-                value = (kind, self.client.get(scratch) if kind == b"string" else payload)
+        for key, value in state.items():
+            if isinstance(value, dict) and key.endswith(b":active"):
+                value = {member: ("now+lease" if member in moved and int(score) == deadline else int(score))
+                         for member, score in value.items()}
+            elif isinstance(value, dict):
+                value = {name: (b"<run_id>" if field == run_id else field) for name, field in value.items()}
             view[key] = value
-        self.client.delete(scratch)
         return view
 
 

@@ -33,7 +33,8 @@ local function start(source, chunkname, keys, argv)
     if debug.getinfo(2, 'S').source == chunkname then trace[#trace + 1] = line end
   end, 'l')
   local function resume(reply) return coroutine.resume(co, reply) end
-  return resume, trace
+  local function take() local lines = trace; trace = {}; return lines end
+  return resume, take
 end
 return start
 """
@@ -46,17 +47,14 @@ class LuaRun:
         self._lua = lupa.LuaRuntime(encoding=None)
         start = self._lua.execute(_HARNESS)
         table = self._lua.table_from
-        self._resume, self._trace = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)))
-        self._seen = 0
+        self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)))
         self.finished = False
         self.now: int | None = None
-        self.failed: list[bytes] = []
+        self._failed: Any = None
 
     def lines(self) -> list[int]:
         """Source lines executed since the last call."""
-        out = [int(self._trace[i]) for i in range(self._seen + 1, len(self._trace) + 1)]
-        self._seen = len(self._trace)
-        return out
+        return [int(line) for line in self._take().values()]
 
     def advance(self, reply: Any = None) -> tuple[str, int, Any]:
         """Resume with ``reply``; return ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
@@ -74,8 +72,14 @@ class LuaRun:
         if local[b"now"] is not None:
             self.now = int(local[b"now"])
         if local[b"failed"] is not None:
-            self.failed = list(local[b"failed"].values())
+            self._failed = local[b"failed"]
         return kind, int(line), [self._arg(a) for a in value.values()]
+
+    def failed_from(self, start: int) -> list[bytes]:
+        """The entries of the script's ``failed`` table past the first ``start``, read in place."""
+        if self._failed is None:
+            return []
+        return [self._failed[i] for i in range(start + 1, len(self._failed) + 1)]
 
     @staticmethod
     def _arg(value: Any) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,8 +51,10 @@ class Step:
     lines: tuple[int, ...]
     """Every source line this step executed, in order; the last is the highlighted one."""
     calls: tuple[Call, ...]
-    members: tuple[Member, ...]
-    failed: tuple[str, ...]
+    members: Sequence[Member]
+    """Every member as it stood after this step (a view shared along the run, not a copy)."""
+    failed: Sequence[str]
+    """The ids that joined failed so far, in input order."""
     now: int | None = None
     lease_ms: int = 0
     command: tuple[bytes, ...] = ()
@@ -81,3 +84,67 @@ class Agreement:
     rescored: tuple[str, ...]
     agree: bool
     differences: tuple[str, ...]
+
+
+class MembersAt(Sequence[Member]):
+    """The batch's members as they stood after one step, read from the run's shared per-member history."""
+
+    __slots__ = ("_history", "_position")
+
+    def __init__(self, history: list[list[tuple[int, Member]]], position: int) -> None:
+        self._history = history
+        self._position = position
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def _at(self, index: int) -> Member:
+        for step, member in reversed(self._history[index]):
+            if step <= self._position:
+                return member
+        raise LookupError(f"member {index} has no state at step {self._position}")
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self._at(i) for i in range(*index.indices(len(self))))
+        return self._at(range(len(self))[index])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"MembersAt({list(self)!r})"
+
+
+class Prefix(Sequence[str]):
+    """The first ``count`` items of a list that only grows along the run: the failed list after one step."""
+
+    __slots__ = ("_items", "_count")
+
+    def __init__(self, items: list[str], count: int) -> None:
+        self._items = items
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self._items[: self._count][index])
+        return self._items[range(self._count)[index]]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import redis
 
 Snapshot = dict[bytes, tuple[int, bytes]]
@@ -31,3 +33,31 @@ def restore(client: redis.Redis, queue: str, snap: Snapshot) -> None:
         for key, (ttl, payload) in snap.items():
             tx.restore(key, ttl, payload, replace=True)
         tx.execute()
+
+
+def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> None:
+    """Put just ``keys`` back as ``snap`` holds them (deleting those it lacks)."""
+    with client.pipeline(transaction=True) as tx:
+        for key in keys:
+            if key in snap:
+                ttl, payload = snap[key]
+                tx.restore(key, ttl, payload, replace=True)
+            else:
+                tx.delete(key)
+        tx.execute()
+
+
+def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
+    """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
+    keys = sorted(client.scan_iter(match=f"emq:{{{queue}}}:*", count=1000))
+    with client.pipeline(transaction=False) as pipe:
+        for key in keys:
+            pipe.type(key)
+        kinds = pipe.execute()
+    readers = {b"zset": lambda p, k: p.zrange(k, 0, -1, withscores=True), b"hash": lambda p, k: p.hgetall(k),
+               b"list": lambda p, k: p.lrange(k, 0, -1), b"string": lambda p, k: p.get(k)}
+    with client.pipeline(transaction=False) as pipe:
+        for key, kind in zip(keys, kinds):
+            readers.get(kind, lambda p, k: p.type(k))(pipe, key)
+        values = pipe.execute()
+    return {key: dict(value) if kind == b"zset" else value for key, kind, value in zip(keys, kinds, values)}
