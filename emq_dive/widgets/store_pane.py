@@ -11,10 +11,30 @@ from ..screens.session import Frame
 from ..store_view import relative
 
 
-def _short(value: str | None, width: int = 10) -> str:
+def _short(value: str | None, width: int) -> str:
+    """``value`` cut to ``width`` with an ellipsis; ``–`` for a field the row does not have."""
     if value is None:
         return "–"
     return value if len(value) <= width else value[: width - 1] + "…"
+
+
+def _epoch(value: str | None, width: int) -> str:
+    """A lease_epoch (a 40-hex run id) as its two ends, ``0000…0000``, or its start when narrower."""
+    if value is None or len(value) <= width:
+        return "–" if value is None else value
+    if width >= 9:
+        half = (width - 1) // 2
+        return f"{value[:half]}…{value[-half:]}"
+    return value[: max(1, width - 1)] + "…"
+
+
+def row_columns(ids: list[str], width: int) -> tuple[int, int, int, int]:
+    """The widths of the rows table's columns (id, attempts, group, lease_epoch) in ``width`` cells."""
+    attempts, group = 9, 6
+    first = max([4, *map(len, ids)]) + 2
+    if first + attempts + group + len("lease_epoch") > width:
+        first -= 1
+    return first, attempts, group, max(5, width - first - attempts - group)
 
 
 class StorePane(Widget):
@@ -22,7 +42,7 @@ class StorePane(Widget):
 
     DEFAULT_CSS = """
     StorePane {
-        width: 34;
+        width: 36;
         height: 100%;
         text-wrap: nowrap;
         text-overflow: ellipsis;
@@ -72,30 +92,38 @@ class StorePane(Widget):
             return Text("reading…", style=style("store-pane--muted"))
         view, now = frame.view, frame.step.now
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(f"active ({view.active_count})", style=style("store-pane--key"))
-        out.append("  score = deadline\n" if now is not None else "  score as read\n", style=style("store-pane--muted"))
+        width = self.content_size.width or 32
+        first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width)
+        # each run of padding ends the cell before it, so no text run starts with spaces (SVG viewers drop them)
+        out.append(f"active ({view.active_count})  ", style=style("store-pane--key"))
+        out.append("score = deadline\n" if now is not None else "score as read\n", style=style("store-pane--muted"))
         for entry in view.active:
-            line = f"  {entry.id:<7} {relative(entry.score, now) if entry.score is not None else 'not a member'}"
+            line = entry.id.ljust(first) + (relative(entry.score, now) if entry.score is not None else "not a member")
             if entry.changed:
                 out.append(line + "  ← ZADD", style=style("store-pane--changed"))
             else:
                 out.append(line, style=style("store-pane--muted") if entry.score is None else "")
             out.append("\n")
-        out.append(f"pending ({view.pending_count})", style=style("store-pane--key"))
-        out.append("  " + (" ".join(view.pending) if view.pending else "(empty)") + "\n")
-        out.append("rows", style=style("store-pane--key"))
-        out.append("  attempts·group·lease_epoch\n", style=style("store-pane--muted"))
+        out.append(f"pending ({view.pending_count})  ", style=style("store-pane--key"))
+        out.append((" ".join(view.pending) if view.pending else "(empty)") + "\n")
+        out.append("rows".ljust(first), style=style("store-pane--key"))
+        out.append("attempts".ljust(attempts) + "group".ljust(group)
+                   + ("lease_epoch" if epoch >= 11 else "epoch") + "\n", style=style("store-pane--muted"))
         for row in view.rows:
             if row.kind == "hash":
                 values = dict(row.fields)
-                text = (f"  {row.id:<7} {_short(values.get('attempts'), 4):<4} · {_short(values.get('group'), 6)}"
-                        f" · {_short(values.get('lease_epoch'))}")
+                text = (row.id.ljust(first) + _short(values.get("attempts"), attempts - 1).ljust(attempts)
+                        + _short(values.get("group"), group - 1).ljust(group) + _epoch(values.get("lease_epoch"), min(epoch, 9)))
             elif row.kind == "none":
-                text = f"  {row.id:<7} (no row)"
+                text = row.id.ljust(first) + "(no row)"
             else:
-                text = f"  {row.id:<7} a {row.kind}: {row.text!r}"
-            out.append(text + ("  ← HSET" if row.changed else ""),
-                       style=style("store-pane--changed") if row.changed else "")
+                text = row.id.ljust(first) + f"a {row.kind}: {row.text!r}"
+            if row.changed:
+                room = width - len(text)
+                marker = "  ← HSET" if room >= 8 else " ←" if room >= 2 else ""
+                out.append(text + marker, style=style("store-pane--changed"))
+            else:
+                out.append(text)
             out.append("\n")
         out.rstrip()
         return out
