@@ -88,8 +88,13 @@ class StepBar(Widget):
             if agreement.agree:
                 reply = agreement.atomic_reply
                 shown = reply_text(reply) if not isinstance(reply, str) else reply
-                same_now = ", the same now" if agreement.atomic_now is not None else ""
-                out.append(f"✓ the atomic run agrees: reply {shown}{same_now}, the same store",
+                if agreement.atomic_now is None or agreement.stepped_now is None:
+                    clock = ""
+                elif agreement.atomic_now == agreement.stepped_now:
+                    clock = ", the same now"
+                else:
+                    clock = f", one now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
+                out.append(f"✓ the atomic run agrees: reply {shown}{clock}, the same store",
                            style=style("step-bar--ok"))
             else:
                 out.append("✗ the stepped and atomic runs differ: " + "; ".join(agreement.differences),
