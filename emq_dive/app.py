@@ -30,6 +30,7 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
+        session.open_early(max(0, step))  # the store's set-up overlaps the app's start; the screen picks it up
 
     def get_default_screen(self) -> Screen[Any]:
         """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 from textual import work
 from textual.app import ComposeResult
@@ -118,7 +119,14 @@ class DiveScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(PACE, self._tick, pause=True)
-        self.open_batch(self.start_step)
+        early = self.session.take_early()
+        if early is None:
+            self.open_batch(self.start_step)
+        elif early.done() and early.exception() is None:
+            self._show(with_seq(early.result(), self._next_seq()))  # in already: the first paint shows it
+        else:
+            self.busy = "setting up the batch…"
+            self._wait_early(early, self._next_seq())
 
     def on_resize(self) -> None:
         self.narrow = self.size.width < 100 or self.size.height < 32
@@ -154,6 +162,11 @@ class DiveScreen(Screen[None]):
     def _open(self, target: int, seq: int) -> None:
         with self.session.lock:
             frame = self.session.open(target)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    @work(thread=True, group="store", exit_on_error=False)
+    def _wait_early(self, early: Future[Frame], seq: int) -> None:
+        frame = early.result()  # raises what the set-up raised, for the error view
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 
     @work(thread=True, group="store", exit_on_error=False)

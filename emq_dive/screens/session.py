@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
@@ -60,6 +61,29 @@ class Session:
         self.held: tuple[tuple[str, int], ...] = ()
         self._agreement: Agreement | None = None
         self._answer = ""
+        self._early: Future[Frame] | None = None
+
+    def open_early(self, target: int = 0) -> None:
+        """Start setting the batch up on a thread of its own, before the screen is built, so that a fast store's
+        step ``target`` is in by the first paint; ``take_early`` hands the result to the screen (or its worker)."""
+        early: Future[Frame] = Future()
+
+        def run() -> None:
+            try:
+                with self.lock:
+                    frame = self.open(target)
+            except BaseException as error:  # handed to the screen's worker, which shows it in the error view
+                early.set_exception(error)
+            else:
+                early.set_result(frame)
+
+        self._early = early
+        threading.Thread(target=run, name="emq-dive open", daemon=True).start()
+
+    def take_early(self) -> Future[Frame] | None:
+        """The early set-up started by ``open_early``, once (later set-ups run in the screen's workers)."""
+        early, self._early = self._early, None
+        return early
 
     def open(self, target: int = 0) -> Frame:
         """Set the batch up afresh from its fates and step it to ``target``."""
