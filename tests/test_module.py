@@ -14,9 +14,9 @@ from emq_dive.echo_mq import native, scripts
 from emq_dive.native import build
 
 try:
-    from tests.conftest_module import ClientHost, Err, Raw, python_twin, snapshot, spawn
+    from tests.conftest_module import SERVERS, ClientHost, Err, Raw, python_twin, snapshot, spawn
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
-    from conftest_module import ClientHost, Err, Raw, python_twin, snapshot, spawn
+    from conftest_module import SERVERS, ClientHost, Err, Raw, python_twin, snapshot, spawn
 
 Q = b"emq:{q}:"
 ACTIVE = Q + b"active"
@@ -104,10 +104,10 @@ def module_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build.build_module(tmp_path_factory.mktemp("emq-cache"))
 
 
-@pytest.fixture(scope="module")
-def server(module_path: Path):
-    """One redis-server with the module loaded, stopped after the module's tests."""
-    with spawn(module_path) as running:
+@pytest.fixture(scope="module", params=sorted(SERVERS))
+def server(request: pytest.FixtureRequest, module_path: Path):
+    """One server of each kind with the module loaded, stopped after the module's tests."""
+    with spawn(module_path, binary=SERVERS[request.param]()) as running:
         yield running
 
 
@@ -297,8 +297,8 @@ def test_multi_exec_and_the_registration(server, admin):
 
 def test_writes_reach_a_replica_without_the_module(server, admin):
     _seed(admin, 0)
-    with spawn(None, extra=["--replicaof", "127.0.0.1", str(server.port),
-                            "--masterauth", server.password]) as replica_server:
+    with spawn(None, binary=server.binary, extra=["--replicaof", "127.0.0.1", str(server.port),
+                                                  "--masterauth", server.password]) as replica_server:
         replica = replica_server.raw()
         deadline = time.monotonic() + 15
         while b"master_link_status:up" not in replica.call("INFO", "replication"):

@@ -11,9 +11,9 @@ import pytest
 from emq_dive.native import build
 
 try:
-    from tests.conftest_module import FUZZ_Q, FUZZ_SEED, Err, fuzz_vector, snapshot, spawn
+    from tests.conftest_module import FUZZ_Q, FUZZ_SEED, SERVERS, Err, fuzz_vector, snapshot, spawn
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
-    from conftest_module import FUZZ_Q, FUZZ_SEED, Err, fuzz_vector, snapshot, spawn
+    from conftest_module import FUZZ_Q, FUZZ_SEED, SERVERS, Err, fuzz_vector, snapshot, spawn
 
 VECTORS = int(os.environ.get("EMQ_FUZZ_VECTORS", "10000"))
 SEED = int(os.environ.get("EMQ_FUZZ_SEED", "4004"))
@@ -58,11 +58,12 @@ def drive(conn, vectors: list[list[bytes]]) -> dict[str, int]:
     return kinds
 
 
-def test_fuzz_both_verbs(tmp_path_factory: pytest.TempPathFactory):
+@pytest.mark.parametrize("kind", sorted(SERVERS))
+def test_fuzz_both_verbs(tmp_path_factory: pytest.TempPathFactory, kind: str):
     module = build.build_module(tmp_path_factory.mktemp("emq-cache"))
     rng = random.Random(SEED)
     vectors = [fuzz_vector(rng) for _ in range(VECTORS)]
-    with spawn(module) as server:
+    with spawn(module, binary=SERVERS[kind]()) as server:
         conn = server.raw()
         for reply in conn.pipeline(FUZZ_SEED):
             assert not isinstance(reply, Err), reply

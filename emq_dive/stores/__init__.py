@@ -57,10 +57,11 @@ def fresh_queue() -> str:
 
 
 def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = None,
-               queue: str | None = None, run_id: str | None = None) -> Store:
+               queue: str | None = None, run_id: str | None = None, server_binary: str | None = None) -> Store:
     """Open ``fakeredis``, ``server`` or a ``redis://``, ``rediss://`` or ``unix://`` URL.
 
-    ``clock`` and ``run_id`` pin the embedded store's TIME and run_id, so tests can freeze the screen.
+    ``clock`` and ``run_id`` pin the embedded store's TIME and run_id, so tests can freeze the screen;
+    ``server_binary`` picks the server that ``server`` spawns.
     """
     queue = queue or fresh_queue()
     if spec == "fakeredis":
@@ -68,7 +69,7 @@ def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = N
         return open_embedded(queue, clock, run_id)
     if spec == "server":
         from .spawned import open_spawned
-        return open_spawned(queue)
+        return open_spawned(queue, server_binary)
     if spec.startswith(("redis://", "rediss://", "unix://")):
         from .url import open_url
         return open_url(spec, queue)

@@ -22,7 +22,10 @@ START_SECONDS = 10.0
 
 
 def find_server() -> str | None:
-    """The path of ``valkey-server``, else ``redis-server``, on PATH."""
+    """The server binary: ``$EMQ_DIVE_SERVER`` when set, else ``valkey-server``, else ``redis-server``, on PATH."""
+    chosen = os.environ.get("EMQ_DIVE_SERVER")
+    if chosen:
+        return shutil.which(chosen)
     return shutil.which("valkey-server") or shutil.which("redis-server")
 
 
@@ -89,11 +92,16 @@ def _wait_ready(proc: subprocess.Popen, client: redis.Redis, log: Path) -> None:
     raise StoreError(f"the server did not answer within {START_SECONDS:.0f} s")
 
 
-def open_spawned(queue: str) -> Store:
-    """Start a server and return it as a store; call from the main thread (its lifetime is tied to the spawning thread)."""
-    binary = find_server()
+def open_spawned(queue: str, binary: str | None = None) -> Store:
+    """Start ``binary`` (default: :func:`find_server`) and return it as a store.
+
+    Call it from the main thread: the server is tied to the thread that spawned it.
+    """
+    binary = binary or find_server()
     if binary is None:
-        raise StoreError("no valkey-server or redis-server on PATH: install one "
+        chosen = os.environ.get("EMQ_DIVE_SERVER")
+        raise StoreError(f"EMQ_DIVE_SERVER={chosen} is not an executable" if chosen else
+                         "no valkey-server or redis-server on PATH: install one "
                          "(for example: apt-get install redis-server), or use --backend fakeredis")
     workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
     password = os.urandom(16).hex()
