@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -30,7 +31,12 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
-        session.open_early(max(0, step))  # the store's set-up overlaps the app's start; the screen picks it up
+
+    def on_load(self) -> None:
+        # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
+        self.session.begin_early()
+        self.run_worker(partial(self.session.open_early, self.start_step), thread=True, group="store",
+                        exit_on_error=False, name="open the batch")
 
     def get_default_screen(self) -> Screen[Any]:
         """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""

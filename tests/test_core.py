@@ -364,3 +364,35 @@ def test_an_unpinned_store_has_a_run_id_of_its_own() -> None:
     finally:
         one.close()
         two.close()
+
+
+def test_close_waits_for_work_under_way_and_refuses_work_after(fake_store) -> None:
+    """A worker still writing when the app quits finishes first; nothing can write once the store is closed."""
+    import threading
+
+    from emq_dive.stores import StoreError
+
+    late = f"emq:{{{fake_store.queue}}}:late".encode()
+    fake_store._closers.append(lambda: fake_store.client.delete(*fake_store.own_keys()))
+    holding, finish = threading.Event(), threading.Event()
+
+    def work() -> None:
+        with fake_store.io():
+            holding.set()
+            finish.wait(10)
+            fake_store.client.set(late, "written while the app was quitting")
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    assert holding.wait(10)
+    closer = threading.Thread(target=fake_store.close)
+    closer.start()
+    finish.set()
+    worker.join(10)
+    closer.join(10)
+    assert not worker.is_alive() and not closer.is_alive()
+    assert fake_store.closed
+    assert fake_store.client.exists(late) == 0, "close ran before the worker's write"
+    with pytest.raises(StoreError, match="closed"):
+        with fake_store.io():
+            pass

@@ -138,7 +138,7 @@ class DiveScreen(Screen[None]):
         if self._timer is not None:
             self._timer.resume() if playing else self._timer.pause()
 
-    # -- workers: all store I/O, serialised by the session's lock ------------
+    # -- workers: all store I/O, one at a time inside store.io() ---------------
 
     def _next_seq(self) -> int:
         self.seq += 1
@@ -146,7 +146,7 @@ class DiveScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
     def _goto(self, target: int, seq: int) -> None:
-        with self.session.lock:
+        with self.session.store.io():
             if get_current_worker().is_cancelled:
                 return
             frame = self.session.goto(target)
@@ -160,7 +160,7 @@ class DiveScreen(Screen[None]):
 
     @work(thread=True, group="store", exit_on_error=False)
     def _open(self, target: int, seq: int) -> None:
-        with self.session.lock:
+        with self.session.store.io():
             frame = self.session.open(target)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 
@@ -171,19 +171,19 @@ class DiveScreen(Screen[None]):
 
     @work(thread=True, group="store", exit_on_error=False)
     def _switch(self, wire: int, seq: int) -> None:
-        with self.session.lock:
+        with self.session.store.io():
             compared, frame = self.session.switch(wire)
         self.post_message(self.Compared(compared, with_seq(frame, seq)))
 
     @work(thread=True, group="store", exit_on_error=False)
     def _fate(self, key: str, seq: int) -> None:
-        with self.session.lock:
+        with self.session.store.io():
             run, frame = self.session.run_fate(key)
         self.post_message(self.FateRan(run, with_seq(frame, seq)))
 
     @work(thread=True, group="store", exit_on_error=False)
     def _apply(self, index: int, key: str, seq: int) -> None:
-        with self.session.lock:
+        with self.session.store.io():
             frame = self.session.apply(index, key)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 

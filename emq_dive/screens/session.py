@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
@@ -49,36 +48,35 @@ def rescored_ids(step: Step) -> frozenset[str]:
 
 
 class Session:
-    """Owns the stepper; every method does store I/O, so call them from one worker thread at a time (``lock``)."""
+    """Owns the stepper; every method does store I/O, so call them from workers inside ``store.io()``."""
 
     def __init__(self, store: Any, lesson: Any, batch: Sequence[str] | None = None, wire: int = 4) -> None:
         self.store = store
         self.lesson = lesson
         self.fates: tuple[str, ...] = tuple(batch or lesson.batch)
         self.wire = wire if wire == 4 or store.native else 4
-        self.lock = threading.Lock()
         self.stepper: Stepper | None = None
         self.held: tuple[tuple[str, int], ...] = ()
         self._agreement: Agreement | None = None
         self._answer = ""
         self._early: Future[Frame] | None = None
 
+    def begin_early(self) -> None:
+        """Promise the first frame now, before the screen exists; ``open_early`` keeps the promise from a worker."""
+        self._early = Future()
+
     def open_early(self, target: int = 0) -> None:
-        """Start setting the batch up on a thread of its own, before the screen is built, so that a fast store's
-        step ``target`` is in by the first paint; ``take_early`` hands the result to the screen (or its worker)."""
-        early: Future[Frame] = Future()
-
-        def run() -> None:
-            try:
-                with self.lock:
-                    frame = self.open(target)
-            except BaseException as error:  # handed to the screen's worker, which shows it in the error view
-                early.set_exception(error)
-            else:
-                early.set_result(frame)
-
-        self._early = early
-        threading.Thread(target=run, name="emq-dive open", daemon=True).start()
+        """Set the batch up and step it to ``target`` for the promised first frame, so it overlaps the app's start."""
+        early = self._early
+        if early is None:
+            return
+        try:
+            with self.store.io():
+                frame = self.open(target)
+        except BaseException as error:  # handed to the screen's worker, which shows it in the error view
+            early.set_exception(error)
+        else:
+            early.set_result(frame)
 
     def take_early(self) -> Future[Frame] | None:
         """The early set-up started by ``open_early``, once (later set-ups run in the screen's workers)."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import secrets
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import redis
 
@@ -28,6 +30,17 @@ class Store:
     acl: bool = True
     acl_reason: str = ""
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """Held around each piece of work on the store, so that ``close`` waits for the one under way."""
+    closed: bool = False
+
+    @contextmanager
+    def io(self) -> Iterator[None]:
+        """Hold the store for one piece of work; refuse once it is closed, so nothing is written after."""
+        with self.lock:
+            if self.closed:
+                raise StoreError("the store is closed")
+            yield
 
     def run_id(self) -> bytes:
         """The server's run_id, the value the native twin stamps as lease_epoch."""
@@ -41,8 +54,20 @@ class Store:
         """Every key under this run's queue, found with SCAN."""
         return sorted(self.client.scan_iter(match=f"emq:{{{self.queue}}}:*", count=1000))
 
-    def close(self) -> None:
-        """Release the store: delete what this run wrote, stop what it started. Safe to call twice."""
+    def close(self, wait: float = 10.0) -> None:
+        """Release the store: delete what this run wrote, stop what it started. Safe to call twice.
+
+        It waits up to ``wait`` seconds for work under way on the store, and refuses any that comes after.
+        """
+        held = self.lock.acquire(timeout=wait)
+        self.closed = True
+        try:
+            self._run_closers()
+        finally:
+            if held:
+                self.lock.release()
+
+    def _run_closers(self) -> None:
         while self._closers:
             closer = self._closers.pop()
             try:
