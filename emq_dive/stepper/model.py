@@ -86,7 +86,24 @@ class Agreement:
     differences: tuple[str, ...]
 
 
-class MembersAt(Sequence[Member]):
+class _View(Sequence):
+    """A read-only window on the run's shared timeline that compares and hashes like a tuple of its items."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class MembersAt(_View):
     """The batch's members as they stood after one step, read from the run's shared per-member history."""
 
     __slots__ = ("_history", "_position")
@@ -109,19 +126,8 @@ class MembersAt(Sequence[Member]):
             return tuple(self._at(i) for i in range(*index.indices(len(self))))
         return self._at(range(len(self))[index])
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return tuple(self) == tuple(other)
-        return NotImplemented
 
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"MembersAt({list(self)!r})"
-
-
-class Prefix(Sequence[str]):
+class Prefix(_View):
     """The first ``count`` items of a list that only grows along the run: the failed list after one step."""
 
     __slots__ = ("_items", "_count")
@@ -137,14 +143,3 @@ class Prefix(Sequence[str]):
         if isinstance(index, slice):
             return tuple(self._items[: self._count][index])
         return self._items[range(self._count)[index]]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
