@@ -113,6 +113,8 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
             client = redis.Redis(host="127.0.0.1", port=port, password=password)
             try:
                 _wait_ready(proc, client, workdir / "server.log")
+                # read once at start; gone now, so even a SIGKILLed app leaves no password on disk
+                (workdir / "server.conf").unlink()
                 break
             except StoreError as err:
                 client.close()
