@@ -113,19 +113,3 @@ async def save_screenshot(app: DiveApp, path: str | Path, size: tuple[int, int] 
 
     await app.run_async(headless=True, size=size, auto_pilot=auto)
     return target
-
-
-def main() -> None:
-    """Run the dive on the embedded store (until the CLI module provides ``emq-dive``)."""
-    from .lessons import load
-    from .stores import open_store
-
-    store = open_store("fakeredis")
-    try:
-        make_app(load("batches-03"), store).run()
-    finally:
-        store.close()
-
-
-if __name__ == "__main__":
-    main()

@@ -222,30 +222,17 @@ def _raw_four(store: Any, queue: str, single: Sequence[Any], batch: Sequence[Any
               first_key: str | None = None) -> tuple[Answer, ...]:
     """The four verbs as raw wire commands, so inputs the Python verbs refuse can still be sent."""
     active = first_key or keyspace.queue_key(queue, "active")
-    row = keyspace.job_key(queue, single[1]) if keyspace_ok(single[1]) else f"emq:{{{queue}}}:job:{single[1]}"
+    row = keyspace.queue_key(queue, "job:") + single[1]
     start = snapshot.take(store.client, queue)
     answers = []
     for verb in VERBS:
         script = scripts.extend_lock() if verb in ("extend_lock", "EMQ.EXTEND") else scripts.extend_locks()
         keys = [active, row] if script.name == "extend_lock" else [active, keyspace.queue_key(queue, "")]
         argv = single if script.name == "extend_lock" else batch
-        if verb.startswith("EMQ."):
-            call = lambda conn, s=script, k=keys, a=argv: conn.send(s.native_verb, numkeys, *k, *a)  # noqa: E731
-        else:
-            call = lambda conn, s=script, k=keys, a=argv: conn.send(  # noqa: E731
-                "EVALSHA", s.sha, numkeys, *k, *a) if conn.send("SCRIPT", "LOAD", s.source) else None
+        call = lambda conn, s=script, k=keys, a=argv: conn.eval(s, k, a, numkeys=numkeys)  # noqa: E731
         answers.append(run_verb(store, verb, call))
         snapshot.restore(store.client, queue, start)
     return tuple(answers)
-
-
-def keyspace_ok(value: str) -> bool:
-    """True when ``value`` passes the key gate."""
-    try:
-        keyspace.gate(value)
-        return True
-    except keyspace.IllFormed:
-        return False
 
 
 def _restricted_client(store: Any) -> redis.Redis:

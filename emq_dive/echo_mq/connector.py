@@ -112,15 +112,19 @@ class Connector:
         self.log.append(Exchange(sent, reply))
         return reply
 
-    def eval(self, script: Script, keys: Sequence[Any], argv: Sequence[Any]) -> Any:
-        """Run ``script`` with ``keys`` and ``argv``: by SHA on wire 4, as its native verb on wire 6."""
+    def eval(self, script: Script, keys: Sequence[Any], argv: Sequence[Any], numkeys: Any = None) -> Any:
+        """Run ``script`` with ``keys`` and ``argv``: by SHA on wire 4, as its native verb on wire 6.
+
+        ``numkeys`` sends another key count than ``len(keys)``, to show what each twin does with a wrong one.
+        """
+        numkeys = len(keys) if numkeys is None else numkeys
         if self.wire == 6:
-            return self.send(script.native_verb, len(keys), *keys, *argv)
+            return self.send(script.native_verb, numkeys, *keys, *argv)
         try:
-            return self.send("EVALSHA", script.sha, len(keys), *keys, *argv)
+            return self.send("EVALSHA", script.sha, numkeys, *keys, *argv)
         except redis.exceptions.NoScriptError:
             self.send("SCRIPT", "LOAD", script.source)
-            return self.send("EVALSHA", script.sha, len(keys), *keys, *argv)
+            return self.send("EVALSHA", script.sha, numkeys, *keys, *argv)
 
     @property
     def last(self) -> Exchange | None:

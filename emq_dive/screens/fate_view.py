@@ -43,7 +43,7 @@ class FateView(ModalScreen[int | None]):
             yield Static(f"fate: {run.fate.key} · {run.fate.title}", classes="fate-heading")
             yield Static(self.description, classes="fate-muted")
             if run.held:
-                held = ", ".join(f"{job} token {token}" for job, token in run.held)
+                held = ", ".join(f"{job} token {token}" if token is not None else f"{job} (no token)" for job, token in run.held)
                 yield Static(f"held: {held}", classes="fate-muted")
             if run.answers:
                 yield Static("through the project's verbs: single on the left, batch on the right",

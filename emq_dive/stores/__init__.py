@@ -30,6 +30,8 @@ class Store:
     acl: bool = True
     acl_reason: str = ""
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    pinned_run_id: bytes | None = None
+    """The run_id of a store that has no INFO to ask (the embedded one)."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     """Held around each piece of work on the store, so that ``close`` waits for the one under way."""
     closed: bool = False
@@ -44,6 +46,8 @@ class Store:
 
     def run_id(self) -> bytes:
         """The server's run_id, the value the native twin stamps as lease_epoch."""
+        if self.pinned_run_id is not None:
+            return self.pinned_run_id
         info = raw(self.client, "INFO", "server").decode()
         for line in info.splitlines():
             if line.startswith("run_id:"):

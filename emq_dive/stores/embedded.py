@@ -121,9 +121,8 @@ def open_embedded(queue: str, clock: Clock | None = None, run_id: str | None = N
     client, server = embedded_client(clock, run_id)
     store = Store(
         client=client, kind="fakeredis", description=f"embedded fakeredis {fakeredis.__version__}",
-        queue=queue, native=True, acl=False,
+        queue=queue, native=True, acl=False, pinned_run_id=server.run_id,
         acl_reason="fakeredis keeps no ACL key patterns; the restricted user needs a real server",
     )
-    store.run_id = lambda: server.run_id  # type: ignore[method-assign]
     store._closers.append(client.close)
     return store
