@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 
+from textual import events
+
 from emq_dive.app import save_screenshot
 from emq_dive.echo_mq import jobs, native, scripts
 from emq_dive.echo_mq.scripts import marker_lines
@@ -77,6 +79,40 @@ async def test_help_lesson_sections_and_quit():
 
 
 @asynctest
+async def test_the_lesson_scrolls_by_keys_wheel_and_bar_and_a_new_section_opens_at_its_top():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = dive(app).query_one(LessonPane)
+        height = pane.size.height
+        assert len(pane.lines) > height, "the first section is longer than the pane"
+        pane.focus()
+        await press(app, pilot, "down", "down")
+        assert pane.top == 2
+        await press(app, pilot, "pagedown")
+        assert pane.top == 2 + int(0.9 * height)
+        await press(app, pilot, "up")
+        assert pane.top == 1 + int(0.9 * height)
+        for _ in range(40):
+            await press(app, pilot, "pagedown")
+        assert pane.top == len(pane.lines) - height, "it stops at the section's last line"
+        assert pane.lines[-1].text.strip() in shown(app)
+
+        x, y = pane.content_region.right - 1, pane.content_region.y + 1
+        for scroll in (events.MouseScrollUp, events.MouseScrollUp):
+            app.post_message(scroll(widget=None, x=x - 5, y=y, delta_x=0, delta_y=0, button=0, shift=False,
+                                    meta=False, ctrl=False, screen_x=x - 5, screen_y=y))
+            await pilot.pause()
+        assert pane.top == len(pane.lines) - height - 6
+        await pilot.click(LessonPane, offset=(pane.outer_size.width - 2, 1))  # the bar, above the thumb
+        assert pane.top == len(pane.lines) - height - 6 - int(0.9 * height)
+
+        await press(app, pilot, "right")
+        assert pane.section == "beat-two" and pane.top == 0, "the step brought its section, from the top"
+        assert dive(app).session.stepper.position == 1, "→ steps the batch even while the lesson has focus"
+
+
+@asynctest
 async def test_the_command_palette_offers_every_action():
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -112,3 +148,4 @@ def test_save_screenshot_writes_the_requested_step_and_wire(tmp_path):
     path = asyncio.run(save_screenshot(app, tmp_path / "dive.svg"))
     svg = path.read_text()
     assert "EMQ.EXTENDS" in svg and "step&#160;3&#160;of&#160;5" in svg
+

@@ -138,3 +138,28 @@ async def test_a_large_batch_shows_a_window_of_the_store():
         view = screen.frame.view
         assert view.total == 30 and len(view.rows) == 8
         assert "members 23–30 of 30" in shown(app)
+
+
+@asynctest
+async def test_a_step_repaints_its_panes_without_laying_the_screen_out_again():
+    """Each step, its section change included, is one repaint: nothing on screen changes size."""
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = dive(app)
+        layouts = []
+        refresh_layout = screen._refresh_layout
+        screen._refresh_layout = lambda *args, **kwargs: (layouts.append(screen.step.index),
+                                                          refresh_layout(*args, **kwargs))[1]
+        for wire, section in ((4, "beat-two"), (6, "native")):
+            if screen.wire != wire:
+                await press(app, pilot, "w", "escape")
+            await press(app, pilot, "home")
+            layouts.clear()
+            sections = set()
+            while not screen.step.done:
+                await press(app, pilot, "right")
+                sections.add(screen.query_one("#lesson").section)
+            await press(app, pilot, "left", "home")
+            assert sections == {section} and screen.query_one("#lesson").section == "beat-one"
+            assert layouts == [], (wire, layouts)

@@ -19,6 +19,7 @@ HELP = """\
 | w | switch the wire (4 · EVALSHA ⇄ 6 · EMQ.EXTENDS) and compare both twins |
 | f | pick a job's fate: run all four verbs on it, or give it to a member |
 | [ / ] | previous / next lesson section |
+| ↑ / ↓, PgUp / PgDn | scroll the lesson (the mouse wheel and a click on its bar too) |
 | l | show or hide the lesson pane |
 | ctrl+p | every action in the command palette |
 | ? | this help · q quits |

@@ -209,9 +209,10 @@ class CodePane(Widget):
         return "module" if step.source == "native" and self.server else step.source
 
     def _subtitle(self, step: Step) -> str:
+        # constant per file: a border title that changed each step would repaint every line of the pane
         if step.source == "native" and self.server:
             return "stepped through the engine's twin over the wire; the atomic and fate runs use this module"
-        return f"line {step.focus}" if step.focus else ""
+        return "> the line this step ran"
 
     def _lines(self, step: Step) -> tuple[int | None, set[int]]:
         if step.source == "native" and self.server:

@@ -2,32 +2,82 @@
 
 from __future__ import annotations
 
+import io
+from functools import cache
 from typing import Any
 
-from textual.containers import VerticalScroll
+from rich.console import Console
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from rich.theme import Theme
+from textual import events
+from textual.binding import Binding
 from textual.reactive import reactive, var
-from textual.widget import MountError, Widget
+from textual.strip import Strip
+from textual.widget import Widget
 
 from ..stepper import Step
 
 
-def plain_fences(body: str) -> str:
-    """Name bare code fences ``text``, so the Markdown widget does not guess a lexer (which loads every lexer)."""
-    out, inside = [], False
-    for line in body.splitlines():
-        if line.strip().startswith("```"):
-            if not inside and line.strip() == "```":
-                line = line.replace("```", "```text", 1)
-            inside = not inside
-        out.append(line)
-    return "\n".join(out)
+def markdown_theme(colors: dict[str, str]) -> Theme:
+    """Rich's Markdown styles in the colours of the app's theme (``colors``: its CSS variables)."""
+
+    def color(name: str) -> str | None:
+        value = colors.get(name, "")
+        return value[:7] if value.startswith("#") else None
+
+    accent, warning, primary = color("text-accent"), color("text-warning"), color("text-primary")
+    return Theme({
+        "markdown.code": Style(color=warning, bold=True),
+        "markdown.code_block": Style(color=color("foreground"), bgcolor=color("panel")),
+        "markdown.em": Style(italic=True),
+        "markdown.strong": Style(bold=True),
+        "markdown.link": Style(color=primary, underline=True),
+        "markdown.link_url": Style(color=color("text-secondary")),
+        "markdown.item.bullet": Style(color=accent, bold=True),
+        "markdown.item.number": Style(color=accent),
+        "markdown.table.header": Style(color=primary, bold=True),
+        "markdown.table.border": Style(color=color("text-secondary")),
+        "markdown.hr": Style(color=color("text-secondary")),
+        "markdown.block_quote": Style(italic=True),
+    }, inherit=True)
 
 
-class LessonPane(VerticalScroll):
-    """Shows the lesson section named by ``section``; scrollable.
+@cache
+def _markdown_class() -> type:
+    """Rich's Markdown renderer with the lesson's own code blocks (imported late: it is slow to import)."""
+    from rich.markdown import CodeBlock, Markdown
 
-    The Markdown arrives after the first step is on screen (it is the costliest widget to build), and each
-    section's Markdown is built once and kept: a section change shows it again instead of re-parsing.
+    class LessonFence(CodeBlock):
+        """A code block drawn as plain lines on a tinted band: the lesson's fences are wire text, not code."""
+
+        def __rich_console__(self, console: Console, options: Any) -> Any:
+            code = Text(str(self.text).rstrip(), style="markdown.code_block")
+            yield Padding(code, (0, 1), style="markdown.code_block", expand=True)
+
+    class LessonMarkdown(Markdown):
+        elements = {**Markdown.elements, "fence": LessonFence, "code_block": LessonFence}
+
+    return LessonMarkdown
+
+
+def render_markdown(body: str, width: int, theme: Theme) -> list[list[Segment]]:
+    """``body`` laid out as lines of ``width`` cells by Rich's Markdown renderer."""
+    console = Console(width=width, file=io.StringIO(), theme=theme, color_system="truecolor",
+                      force_terminal=True, legacy_windows=False)
+    document = _markdown_class()(body, hyperlinks=False)
+    return console.render_lines(document, console.options.update_width(width), pad=False)
+
+
+class LessonPane(Widget, can_focus=True):
+    """Shows the lesson section named by ``section``, scrolled by the wheel, a click on its bar, or the keys.
+
+    Each section is laid out once per width and kept as lines, and the pane scrolls itself (a thumb in its
+    last column): following the step to another section is one repaint of this pane, in the same frame as
+    the other panes, with nothing to mount or lay out. The first section is laid out once the first step is
+    on screen; the rest follow in idle moments.
     """
 
     DEFAULT_CSS = """
@@ -36,48 +86,112 @@ class LessonPane(VerticalScroll):
         height: 1fr;
         border: round $secondary 60%;
         border-title-color: $text-secondary;
-        padding: 0 1;
+        padding: 0 0 0 1;
     }
-    LessonPane Markdown { margin: 0; padding: 0; }
+    LessonPane:focus { border: round $secondary; }
+    LessonPane > .lesson-pane--thumb { background: $scrollbar; }
+    LessonPane > .lesson-pane--track { background: $scrollbar-background; }
     """
+    COMPONENT_CLASSES = {"lesson-pane--thumb", "lesson-pane--track"}
+    BINDINGS = [
+        Binding("up", "scroll(-1)", "scroll up", show=False),
+        Binding("down", "scroll(1)", "scroll down", show=False),
+        Binding("pageup", "scroll(-0.9)", "page up", show=False),
+        Binding("pagedown", "scroll(0.9)", "page down", show=False),
+    ]
+    GAP = 1
+    """Columns between the text and the thumb."""
 
     section: reactive[str] = reactive("")
     """The key of the section shown."""
     step: var[Step | None] = var(None, always_update=True)
-    """The step on screen; a new code source brings its section (the pane itself needs no repaint)."""
+    """The step on screen; a new code source brings its section."""
+    top: reactive[int] = reactive(0)
+    """The first line of the section on show."""
 
     def __init__(self, lesson: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lesson = lesson
         self.keys = [s.key for s in lesson.sections]
         self.set_reactive(LessonPane.section, self.keys[0])
-        self._docs: dict[str, Widget] = {}
-        self._shown: str | None = None
+        self._lines: dict[str, list[Strip]] = {}
+        self._width = 0
         self._started = False
-        self._showing = False
 
     @property
     def deferred(self) -> bool:
-        """True while the section on show still has to be built or switched to."""
-        return self._started and self._shown != self.section
+        """True while the section on show still has to be laid out."""
+        return self._started and self.section not in self._lines
+
+    @property
+    def text_width(self) -> int:
+        """Cells per line of text: the content width less the gap and the thumb."""
+        return max(1, self.size.width - self.GAP - 1)
+
+    @property
+    def lines(self) -> list[Strip]:
+        """The laid-out lines of the section on show (empty until it is laid out)."""
+        return self._lines.get(self.section, [])
 
     def on_mount(self) -> None:
         self._titles()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relayout())
         self.set_timer(0.5, self.start)  # a slow store should not keep the lesson away
 
     def start(self) -> None:
-        """Build the section on show once the screen has painted (the first step, an error, or a slow store)."""
+        """Lay out the section on show once the screen has painted (the first step, an error, or a slow store)."""
         if not self._started:
             self._started = True
-            self.call_after_refresh(self._show_section)
+            self.call_after_refresh(self._show)
+
+    def on_resize(self) -> None:
+        if self._started and self.text_width != self._width:
+            self._relayout()
+        self.top = self.validate_top(self.top)
+
+    def _relayout(self) -> None:
+        """Forget every laid-out section (the width or the theme changed) and show the current one again."""
+        self._lines.clear()
+        self._show(keep=True)
 
     def _section(self, key: str) -> Any:
         return next(s for s in self.lesson.sections if s.key == key)
 
-    def _body(self, key: str) -> str:
-        section = self._section(key)
-        intro = f"{self.lesson.intro}\n\n" if key == self.keys[0] else ""
-        return plain_fences(f"{intro}{section.body}")
+    def _lay_out(self, key: str) -> list[Strip]:
+        """The section's lines at the pane's width, laid out on first use."""
+        width = self.text_width
+        if width != self._width:
+            self._lines.clear()
+            self._width = width
+        lines = self._lines.get(key)
+        if lines is None:
+            body = self._section(key).body
+            if key == self.keys[0]:
+                body = f"{self.lesson.intro}\n\n{body}"
+            theme, style, span = markdown_theme(self.app.theme_variables), self.rich_style, width + self.GAP
+            lines = self._lines[key] = [Strip(line).crop_extend(0, span, style).apply_style(style).simplify()
+                                        for line in render_markdown(body, width, theme)]
+        return lines
+
+    def _show(self, keep: bool = False) -> None:
+        """Put the current section on screen (from the top unless ``keep``); then lay out one more while idle."""
+        if not self.is_attached or not self._started:
+            return
+        self._lay_out(self.section)
+        self.set_reactive(LessonPane.top, self.validate_top(self.top if keep else 0))
+        self.refresh()
+        self._prepare_next()
+
+    def _prepare_next(self) -> None:
+        missing = next((key for key in self.keys if key not in self._lines), None)
+        if missing is not None:
+            self.set_timer(0.05, lambda: self._prepare(missing))
+
+    def _prepare(self, key: str) -> None:
+        """Lay out ``key`` ahead of need, then the next missing section."""
+        if self.is_attached and self._width == self.text_width and key not in self._lines:
+            self._lay_out(key)
+            self._prepare_next()
 
     def _titles(self) -> None:
         section = self._section(self.section)
@@ -88,8 +202,7 @@ class LessonPane(VerticalScroll):
         if old == new or not self.is_mounted:
             return
         self._titles()
-        if self._started:
-            self.call_later(self._show_section)
+        self._show()
 
     def watch_step(self, old: Step | None, new: Step | None) -> None:
         if new is not None and (old is None or old.source != new.source):
@@ -97,31 +210,53 @@ class LessonPane(VerticalScroll):
         if new is not None:
             self.start()
 
-    async def _show_section(self) -> None:
-        """Show the section's Markdown, building it the first time; catch up if the section moved meanwhile."""
-        if self._showing or not self.is_attached or self._closing:
-            return  # already at it, or the app is closing
-        self._showing = True
-        try:
-            while self._shown != self.section:
-                key = self.section
-                doc = self._docs.get(key)
-                if doc is None:
-                    from textual.widgets import Markdown
+    # -- scrolling -----------------------------------------------------------
 
-                    doc = self._docs[key] = Markdown(self._body(key), open_links=False)
-                    doc.display = False
-                    try:
-                        await self.mount(doc)
-                    except MountError:  # the pane left the DOM (the app is exiting): nothing left to wait for
-                        self._started = False
-                        return
-                for other, widget in self._docs.items():
-                    widget.display = other == key
-                self._shown = key
-                self.scroll_home(animate=False)
-        finally:
-            self._showing = False
+    def validate_top(self, top: int) -> int:
+        return max(0, min(top, len(self.lines) - self.size.height))
+
+    def action_scroll(self, by: float) -> None:
+        """Scroll by ``by`` lines, or by that share of a page when it is a fraction."""
+        self.top += int(by * self.size.height) if isinstance(by, float) else by
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.top += 3
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.top -= 3
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the bar above or below the thumb pages that way."""
+        at = event.get_content_offset(self)
+        if at is None or at.x != self.size.width - 1:
+            return
+        first, last = self._thumb()
+        if at.y < first:
+            self.action_scroll(-0.9)
+        elif at.y >= last:
+            self.action_scroll(0.9)
+
+    def _thumb(self) -> tuple[int, int]:
+        """The rows the thumb covers: the share of the section on show, where it is shown."""
+        height, total = self.size.height, len(self.lines)
+        if total <= height:
+            return 0, 0
+        size = max(1, height * height // total)
+        first = min(height - size, round(self.top * (height - size) / (total - height)))
+        return first, first + size
+
+    def render_line(self, y: int) -> Strip:
+        lines, span = self.lines, self.text_width + self.GAP
+        index = self.top + y
+        text = lines[index] if index < len(lines) else Strip.blank(span, self.rich_style)
+        first, last = self._thumb()
+        if last:
+            bar = self.get_component_rich_style("lesson-pane--thumb" if first <= y < last else "lesson-pane--track")
+        else:
+            bar = self.rich_style
+        return Strip([*text, Segment(" ", bar)], span + 1)
 
     def follow(self, source: str) -> None:
         """Show the section that follows ``source``, if the lesson names one."""

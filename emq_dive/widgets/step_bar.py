@@ -15,30 +15,32 @@ SHOWN = 8
 
 
 def failed_text(frame: Frame) -> str:
-    """``failed after member k: [...]``, as the run has built it so far."""
+    """``failed after member k: [...]``, as the run has built it so far (a long list: its count, then its tail)."""
     step = frame.step
     ran = min(step.index, len(step.members))
-    shown = step.failed if len(step.failed) <= SHOWN else ("…", *step.failed[-SHOWN:])
-    listed = "[" + ", ".join(shown) + "]" + (f" ({len(step.failed)} ids)" if len(step.failed) > SHOWN else "")
+    count = len(step.failed)
+    listed = "[" + ", ".join(step.failed if count <= SHOWN else ("…", *step.failed[-SHOWN:])) + "]"
     if step.index == 0:
         return "failed: [] · nothing sent yet"
-    if step.done:
-        return f"failed: {listed}"
-    return f"failed after member {ran}: {listed}"
+    head = "failed" if step.done else f"failed after member {ran}"
+    return f"{head}{f' ({count} ids)' if count > SHOWN else ''}: {listed}"
 
 
 def _lines(frame: Frame | None) -> int:
-    """How many lines the bar needs for ``frame``."""
+    """How many lines the bar needs for ``frame``: four, and a fifth when an error and the atomic check both show.
+
+    The fourth line is kept even while it waits for the end, so a step never changes the screen's layout.
+    """
     if frame is None:
-        return 1
-    return 3 + (frame.step.error is not None) + (frame.agreement is not None)
+        return 4
+    return 4 + (frame.step.error is not None and frame.agreement is not None)
 
 
 class StepBar(Widget):
-    """Says where the run stands, in the engine's own values."""
+    """Says where the run stands, in the engine's own values; one line per fact, cut with … rather than wrapped."""
 
     DEFAULT_CSS = """
-    StepBar { height: auto; padding: 0 1; background: $boost; }
+    StepBar { height: auto; min-height: 4; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     StepBar > .step-bar--title { text-style: bold; color: $text-accent; }
     StepBar > .step-bar--ok { color: $text-success; }
     StepBar > .step-bar--bad { color: $text-error; text-style: bold; }
@@ -83,6 +85,10 @@ class StepBar(Widget):
             out.append("\n")
             out.append(f"the run stops with an error: {step.error}", style=style("step-bar--bad"))
         agreement = frame.agreement
+        if agreement is None and step.error is None:
+            out.append("\n")
+            out.append("after the last member: the same batch runs atomically, to check this run",
+                       style=style("step-bar--muted"))
         if agreement is not None:
             out.append("\n")
             if agreement.agree:
@@ -94,7 +100,7 @@ class StepBar(Widget):
                     clock = ", the same now"
                 else:
                     clock = f", one now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
-                out.append(f"✓ the atomic run agrees: reply {shown}{clock}, the same store",
+                out.append(f"✓ the atomic run agrees: the same store{clock}, reply {shown}",
                            style=style("step-bar--ok"))
             else:
                 out.append("✗ the stepped and atomic runs differ: " + "; ".join(agreement.differences),
