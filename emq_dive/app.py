@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -14,6 +15,10 @@ from textual.worker import WorkerFailed
 from .screens.dive import DiveScreen
 from .screens.error import ErrorView, describe
 from .screens.session import Session
+
+
+SETTLE_HEAP_AFTER = 1.0
+"""Seconds after the first frame when start-up is over (the lesson's sections are laid out by then)."""
 
 
 class DiveApp(App[None]):
@@ -31,12 +36,28 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
+        self._heap_frozen = False
 
     def on_load(self) -> None:
         # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
         self.session.begin_early()
         self.run_worker(partial(self.session.open_early, self.start_step), thread=True, group="store",
                         exit_on_error=False, name="open the batch")
+
+    def on_ready(self) -> None:
+        self.set_timer(SETTLE_HEAP_AFTER, self._settle_heap)
+
+    def _settle_heap(self) -> None:
+        """Keep what start-up built out of the collector's full passes, which would otherwise stall a step.
+
+        A full pass over the start-up heap takes tens of milliseconds; frozen, it scans only what came later.
+        """
+        gc.freeze()
+        self._heap_frozen = True
+
+    def on_unmount(self) -> None:
+        if self._heap_frozen:
+            gc.unfreeze()  # the app's objects go back to the collector, so an embedding process can free them
 
     def get_default_screen(self) -> Screen[Any]:
         """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""

@@ -149,3 +149,23 @@ def test_save_screenshot_writes_the_requested_step_and_wire(tmp_path):
     svg = path.read_text()
     assert "EMQ.EXTENDS" in svg and "step&#160;3&#160;of&#160;5" in svg
 
+
+@asynctest
+async def test_the_start_up_heap_is_frozen_while_the_app_runs_and_handed_back_at_exit(monkeypatch):
+    import gc
+
+    from emq_dive import app as app_module
+
+    monkeypatch.setattr(app_module, "SETTLE_HEAP_AFTER", 0.001)
+    gc.unfreeze()
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for _ in range(100):  # the timer fires on one of the next turns of the loop
+            if gc.get_freeze_count():
+                break
+            await pilot.pause()
+        assert gc.get_freeze_count() > 0
+        await press(app, pilot, "right")
+        assert dive(app).session.stepper.position == 1
+    assert gc.get_freeze_count() == 0
