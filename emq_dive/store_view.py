@@ -53,10 +53,15 @@ class StoreView:
 
 
 def window(total: int, current: int, size: int = WINDOW) -> range:
-    """The member indexes to show: all of a small batch, else ``size`` of them around ``current``."""
+    """The member indexes to show: all of a small batch, else a page of ``size`` that holds ``current``.
+
+    Pages overlap by two, so the current member always has a neighbour shown on each side; the window moves
+    once per ``size - 2`` steps, not every step, and a step in between changes only the lines it wrote.
+    """
     if total <= size:
         return range(total)
-    start = min(max(0, current - size // 2), total - size)
+    stride = max(1, size - 2)
+    start = min(max(0, (current - 1) // stride * stride), total - size)
     return range(start, start + size)
 
 

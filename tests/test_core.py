@@ -396,3 +396,21 @@ def test_close_waits_for_work_under_way_and_refuses_work_after(fake_store) -> No
     with pytest.raises(StoreError, match="closed"):
         with fake_store.io():
             pass
+
+
+@pytest.mark.parametrize("total", [8, 9, 30, 1000])
+def test_the_store_window_pages_with_a_neighbour_on_each_side(total: int) -> None:
+    from emq_dive.store_view import WINDOW, window
+
+    starts = []
+    for current in range(total):
+        shown = window(total, current)
+        assert len(shown) == min(total, WINDOW) and shown.start >= 0 and shown.stop <= total
+        assert current in shown
+        if current > 0:
+            assert current - 1 in shown
+        if current < total - 1:
+            assert current + 1 in shown
+        starts.append(shown.start)
+    moves = sum(a != b for a, b in zip(starts, starts[1:]))
+    assert moves <= total // (WINDOW - 2), "the window moves once a page, not every step"
