@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from .screens.dive import DiveScreen
 from .screens.error import ErrorView, describe
@@ -18,7 +18,8 @@ from .screens.session import Session
 
 
 SETTLE_HEAP_AFTER = 1.0
-"""Seconds after the first frame when start-up is over (the lesson's sections are laid out by then)."""
+"""Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
+full passes (a pass over it took tens of milliseconds, a stall a step would show)."""
 
 
 class DiveApp(App[None]):
@@ -36,7 +37,6 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
-        self._heap_frozen = False
 
     def on_load(self) -> None:
         # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
@@ -45,19 +45,12 @@ class DiveApp(App[None]):
                         exit_on_error=False, name="open the batch")
 
     def on_ready(self) -> None:
-        self.set_timer(SETTLE_HEAP_AFTER, self._settle_heap)
-
-    def _settle_heap(self) -> None:
-        """Keep what start-up built out of the collector's full passes, which would otherwise stall a step.
-
-        A full pass over the start-up heap takes tens of milliseconds; frozen, it scans only what came later.
-        """
-        gc.freeze()
-        self._heap_frozen = True
+        self.set_timer(SETTLE_HEAP_AFTER, gc.freeze)
 
     def on_unmount(self) -> None:
-        if self._heap_frozen:
-            gc.unfreeze()  # the app's objects go back to the collector, so an embedding process can free them
+        # what start-up and the batch-wide moves froze goes back to the collector, so an embedding process
+        # (a test run, say) can free it
+        gc.unfreeze()
 
     def get_default_screen(self) -> Screen[Any]:
         """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""
@@ -114,7 +107,7 @@ async def wait_ready(app: DiveApp, pilot: Any) -> None:
     while True:
         try:
             await app.workers.wait_for_complete()
-        except WorkerFailed:
+        except (WorkerFailed, WorkerCancelled):  # an error shows in the app; a cancelled worker has a successor
             pass
         await pilot.pause()
         if not any(w.is_running for w in app.workers) and not app.dive.deferred:

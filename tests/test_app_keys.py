@@ -151,14 +151,14 @@ def test_save_screenshot_writes_the_requested_step_and_wire(tmp_path):
 
 
 @asynctest
-async def test_the_start_up_heap_is_frozen_while_the_app_runs_and_handed_back_at_exit(monkeypatch):
+async def test_the_heap_is_frozen_after_start_up_and_big_moves_and_handed_back_at_exit(monkeypatch):
     import gc
 
     from emq_dive import app as app_module
 
     monkeypatch.setattr(app_module, "SETTLE_HEAP_AFTER", 0.001)
     gc.unfreeze()
-    app = frozen_app()
+    app = frozen_app(batch=("live", "stale") * 40)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         for _ in range(100):  # the timer fires on one of the next turns of the loop
@@ -166,6 +166,10 @@ async def test_the_start_up_heap_is_frozen_while_the_app_runs_and_handed_back_at
                 break
             await pilot.pause()
         assert gc.get_freeze_count() > 0
+        gc.unfreeze()
         await press(app, pilot, "right")
-        assert dive(app).session.stepper.position == 1
+        assert gc.get_freeze_count() == 0, "a single step leaves the collector alone"
+        await press(app, pilot, "end")
+        assert dive(app).session.stepper.finished
+        assert gc.get_freeze_count() > 0 and gc.isenabled(), "End ran with the collector paused, then froze"
     assert gc.get_freeze_count() == 0

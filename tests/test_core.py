@@ -414,3 +414,24 @@ def test_the_store_window_pages_with_a_neighbour_on_each_side(total: int) -> Non
         starts.append(shown.start)
     moves = sum(a != b for a, b in zip(starts, starts[1:]))
     assert moves <= total // (WINDOW - 2), "the window moves once a page, not every step"
+
+
+def test_a_paused_collector_comes_back_on_and_freezes_what_the_move_built() -> None:
+    import gc
+
+    from emq_dive.heap import collector_paused
+
+    gc.unfreeze()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+            built = [[i] for i in range(1000)]
+        assert gc.isenabled() and gc.get_freeze_count() >= len(built)
+        gc.disable()
+        with collector_paused():
+            pass
+        assert not gc.isenabled(), "a collector that was off stays off"
+    finally:
+        gc.enable()
+        gc.unfreeze()
+

@@ -16,6 +16,7 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..fates import BY_KEY, FateRun, WireCompare
+from ..heap import collector_paused
 from ..stepper import Step
 from ..widgets.batch_table import BatchTable
 from ..widgets.code_pane import CodePane
@@ -28,6 +29,8 @@ from .session import END, Frame, Session, with_seq
 
 PACE = 1.2
 """Seconds between steps while playing."""
+BIG_MOVE = 64
+"""Steps in one move past which the move runs with the collector paused (End on a big batch, say)."""
 
 
 class DiveScreen(Screen[None]):
@@ -149,7 +152,12 @@ class DiveScreen(Screen[None]):
         with self.session.store.io():
             if get_current_worker().is_cancelled:
                 return
-            frame = self.session.goto(target)
+            stepper = self.session.stepper
+            if stepper is not None and abs(min(target, stepper.count) - stepper.position) > BIG_MOVE:
+                with collector_paused():
+                    frame = self.session.goto(target)
+            else:
+                frame = self.session.goto(target)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 
     def open_batch(self, target: int = 0) -> None:
@@ -160,7 +168,7 @@ class DiveScreen(Screen[None]):
 
     @work(thread=True, group="store", exit_on_error=False)
     def _open(self, target: int, seq: int) -> None:
-        with self.session.store.io():
+        with self.session.store.io(), collector_paused():
             frame = self.session.open(target)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 
@@ -171,19 +179,19 @@ class DiveScreen(Screen[None]):
 
     @work(thread=True, group="store", exit_on_error=False)
     def _switch(self, wire: int, seq: int) -> None:
-        with self.session.store.io():
+        with self.session.store.io(), collector_paused():
             compared, frame = self.session.switch(wire)
         self.post_message(self.Compared(compared, with_seq(frame, seq)))
 
     @work(thread=True, group="store", exit_on_error=False)
     def _fate(self, key: str, seq: int) -> None:
-        with self.session.store.io():
+        with self.session.store.io(), collector_paused():
             run, frame = self.session.run_fate(key)
         self.post_message(self.FateRan(run, with_seq(frame, seq)))
 
     @work(thread=True, group="store", exit_on_error=False)
     def _apply(self, index: int, key: str, seq: int) -> None:
-        with self.session.store.io():
+        with self.session.store.io(), collector_paused():
             frame = self.session.apply(index, key)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
 
