@@ -12,11 +12,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
-from textual import events
+from textual import events, work
 from textual.binding import Binding
 from textual.reactive import reactive, var
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.worker import get_current_worker
 
 from ..stepper import Step
 
@@ -76,8 +77,8 @@ class LessonPane(Widget, can_focus=True):
 
     Each section is laid out once per width and kept as lines, and the pane scrolls itself (a thumb in its
     last column): following the step to another section is one repaint of this pane, in the same frame as
-    the other panes, with nothing to mount or lay out. The first section is laid out once the first step is
-    on screen; the rest follow in idle moments.
+    the other panes, with nothing to mount or lay out. The sections are laid out in a worker thread once
+    the first step is on screen, the one on show first.
     """
 
     DEFAULT_CSS = """
@@ -139,59 +140,60 @@ class LessonPane(Widget, can_focus=True):
         self.set_timer(0.5, self.start)  # a slow store should not keep the lesson away
 
     def start(self) -> None:
-        """Lay out the section on show once the screen has painted (the first step, an error, or a slow store)."""
+        """Lay out the lesson once the screen has painted (the first step, an error, or a slow store)."""
         if not self._started:
             self._started = True
-            self.call_after_refresh(self._show)
+            self.call_after_refresh(self._fit)
 
     def on_resize(self) -> None:
-        if self._started and self.text_width != self._width:
-            self._relayout()
+        self._fit()
         self.top = self.validate_top(self.top)
 
+    def _fit(self) -> None:
+        """Lay the lesson out again if the pane's width is not the one it was laid out for."""
+        if self._started and self.text_width != self._width:
+            self._relayout()
+
     def _relayout(self) -> None:
-        """Forget every laid-out section (the width or the theme changed) and show the current one again."""
+        """Forget every laid-out section and lay them all out again at the pane's width, off the UI thread."""
+        if not self.is_attached or not self._started:
+            return
         self._lines.clear()
-        self._show(keep=True)
+        self._width = self.text_width
+        order = sorted(self.keys, key=lambda key: key != self.section)  # the section on show first
+        bodies = [(key, self._body(key)) for key in order]
+        self._lay_out(bodies, self._width, markdown_theme(self.app.theme_variables), self.rich_style)
+        self.refresh()
+
+    def _body(self, key: str) -> str:
+        body = self._section(key).body
+        return f"{self.lesson.intro}\n\n{body}" if key == self.keys[0] else body
 
     def _section(self, key: str) -> Any:
         return next(s for s in self.lesson.sections if s.key == key)
 
-    def _lay_out(self, key: str) -> list[Strip]:
-        """The section's lines at the pane's width, laid out on first use."""
-        width = self.text_width
+    @work(thread=True, exclusive=True, group="lesson", exit_on_error=False)
+    def _lay_out(self, bodies: list[tuple[str, str]], width: int, theme: Theme, style: Style) -> None:
+        """Render each section's Markdown into lines (a thread: the first use imports the Markdown parser)."""
+        worker = get_current_worker()
+        span = width + self.GAP
+        for key, body in bodies:
+            lines = [Strip(line).crop_extend(0, span, style).apply_style(style).simplify()
+                     for line in render_markdown(body, width, theme)]
+            if worker.is_cancelled:
+                return
+            try:
+                self.app.call_from_thread(self._laid_out, key, width, lines)
+            except RuntimeError:  # the app closed meanwhile
+                return
+
+    def _laid_out(self, key: str, width: int, lines: list[Strip]) -> None:
         if width != self._width:
-            self._lines.clear()
-            self._width = width
-        lines = self._lines.get(key)
-        if lines is None:
-            body = self._section(key).body
-            if key == self.keys[0]:
-                body = f"{self.lesson.intro}\n\n{body}"
-            theme, style, span = markdown_theme(self.app.theme_variables), self.rich_style, width + self.GAP
-            lines = self._lines[key] = [Strip(line).crop_extend(0, span, style).apply_style(style).simplify()
-                                        for line in render_markdown(body, width, theme)]
-        return lines
-
-    def _show(self, keep: bool = False) -> None:
-        """Put the current section on screen (from the top unless ``keep``); then lay out one more while idle."""
-        if not self.is_attached or not self._started:
-            return
-        self._lay_out(self.section)
-        self.set_reactive(LessonPane.top, self.validate_top(self.top if keep else 0))
-        self.refresh()
-        self._prepare_next()
-
-    def _prepare_next(self) -> None:
-        missing = next((key for key in self.keys if key not in self._lines), None)
-        if missing is not None:
-            self.set_timer(0.05, lambda: self._prepare(missing))
-
-    def _prepare(self, key: str) -> None:
-        """Lay out ``key`` ahead of need, then the next missing section."""
-        if self.is_attached and self._width == self.text_width and key not in self._lines:
-            self._lay_out(key)
-            self._prepare_next()
+            return  # laid out for a width the pane no longer has
+        self._lines[key] = lines
+        if key == self.section:
+            self.top = self.validate_top(self.top)
+            self.refresh()
 
     def _titles(self) -> None:
         section = self._section(self.section)
@@ -202,7 +204,8 @@ class LessonPane(Widget, can_focus=True):
         if old == new or not self.is_mounted:
             return
         self._titles()
-        self._show()
+        self.set_reactive(LessonPane.top, 0)
+        self.refresh()
 
     def watch_step(self, old: Step | None, new: Step | None) -> None:
         if new is not None and (old is None or old.source != new.source):
