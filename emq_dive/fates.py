@@ -131,6 +131,10 @@ class Answer:
         """True when the verb refused before anything reached the wire."""
         return not self.exchanges
 
+    def summary(self, most: int) -> str:
+        """The outcome, with a long list of ids cut after ``most`` and counted."""
+        return _describe(self.value, most) if isinstance(self.value, list) else self.outcome
+
 
 @dataclass(frozen=True)
 class FateRun:
@@ -143,7 +147,7 @@ class FateRun:
     note: str = ""
 
 
-def _describe(value: Any) -> str:
+def _describe(value: Any, most: int | None = None) -> str:
     if isinstance(value, jobs.LeaseRefused):
         return f"raises {type(value).__name__}: {value.reply}"
     if isinstance(value, redis.ResponseError):
@@ -153,7 +157,10 @@ def _describe(value: Any) -> str:
     if value is None:
         return "returns None (re-scored)"
     if isinstance(value, list):
-        return "returns [" + ", ".join(repr(_short(v)) for v in value) + "]"
+        shown = [repr(_short(v)) for v in value[:most]]
+        if most is not None and len(value) > most:
+            shown.append(f"… ({len(value)} ids in all)")
+        return "returns [" + ", ".join(shown) + "]"
     return f"returns {value!r}"
 
 
@@ -324,6 +331,13 @@ class WireCompare:
     differences: tuple[str, ...]
 
 
+def _listed(items: Sequence[str], sep: str = ", ", most: int = 8) -> str:
+    """``items`` joined, or for a long list its first ``most`` and how many there are in all."""
+    if len(items) <= most:
+        return sep.join(items)
+    return f"{sep.join(items[:most])}{sep}… ({len(items)} in all)"
+
+
 def _error_class(answer: Answer) -> str | None:
     value = answer.value
     if isinstance(value, jobs.LeaseRefused):
@@ -362,13 +376,13 @@ def compare(store: Any, held: Sequence[tuple[str, Any]], lease_ms: int, raw_argv
         notes.append(f"the replies differ: wire 4 {scripted.outcome}; wire 6 {native.outcome}")
     stamped = _epochs(native)
     if stamped:
-        notes.append(f"wire 6 stamped lease_epoch (the server's run_id) on {', '.join(stamped)}; "
+        notes.append(f"wire 6 stamped lease_epoch (the server's run_id) on {_listed(stamped)}; "
                      "wire 4 writes no lease_epoch")
     if s_err and n_err == s_err:
         kept = [w for w in scripted.writes if w.startswith("active ")]
         if kept and not native.writes:
             notes.append(f"both refuse with {s_err}, but the script kept the writes it made before the bad row "
-                         f"({'; '.join(kept)}); the native twin checks every row first and wrote nothing")
+                         f"({_listed(kept, '; ')}); the native twin checks every row first and wrote nothing")
     if n_err == "NOPERM" and s_err is None:
         notes.append("wire 6 opens each row as the caller and refuses with NOPERM; wire 4 served the same user")
     if n_err == "ERR" and s_err is None and raw_argv is not None and len(raw_argv) % 2 == 0:

@@ -55,3 +55,23 @@ async def test_a_backend_without_the_native_twin_says_why():
         assert "the module is not loaded on this server" in text
         await press(app, pilot, "escape")
         assert dive(app).wire == 4
+
+
+@asynctest
+async def test_a_big_batch_compares_in_counts_not_screenfuls():
+    app = frozen_app(batch=("live", "stale") * 20)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "w")
+        text = shown(app)
+        assert "fates of 40 members: live ×20, stale ×20" in text
+        assert "returns ['JOB02', 'JOB04', 'JOB06', 'JOB08', 'JOB10', 'JOB12', 'JOB14', 'JOB16', … (20 ids in all)]" in text
+        assert "… (86 arguments in all)" in text and "… (85 arguments in all)" in text
+        assert "(20 items in all)]" in text
+        assert "… and 8 more writes" in text
+        assert "on JOB01, JOB03, JOB05, JOB07, JOB09, JOB11, JOB13, JOB15, … (20 in all)" in text
+        assert "JOB40" not in text
+        await press(app, pilot, "escape", "end")
+        text = shown(app)
+        assert "the reply: [\"JOB02\"" in text and "(20 items in all)]" in text
+        assert "returns ['JOB02'" in text and "(20 ids)" in text

@@ -435,3 +435,12 @@ def test_a_paused_collector_comes_back_on_and_freezes_what_the_move_built() -> N
         gc.enable()
         gc.unfreeze()
 
+
+def test_long_commands_and_replies_are_cut_and_counted_only_when_asked() -> None:
+    command = [b"EMQ.EXTENDS", b"2", b"a", b"b", b"30000", *[b"J"] * 20]
+    assert wire_text(command) == "EMQ.EXTENDS 2 a b 30000 " + " ".join(["J"] * 20)
+    assert wire_text(command, 6) == "EMQ.EXTENDS 2 a b 30000 J … (25 arguments in all)"
+    assert wire_text(command, 25) == wire_text(command)
+    ids = [b"JOB%d" % i for i in range(12)]
+    assert reply_text(ids, 2) == '["JOB0", "JOB1", … (12 items in all)]'
+    assert reply_text(ids, 12) == reply_text(ids) and reply_text([], 2) == "(empty array)"

@@ -48,18 +48,20 @@ def raw(client: redis.Redis, *args: Any) -> Any:
         pool.release(conn)
 
 
-def wire_text(args: Sequence[Any]) -> str:
-    """Render a command the way a person would type it at redis-cli."""
+def wire_text(args: Sequence[Any], most: int | None = None) -> str:
+    """Render a command the way a person would type it at redis-cli; past ``most`` arguments, count the rest."""
     out = []
-    for arg in args:
+    for arg in args[:most]:
         text = _arg(arg).decode("utf-8", "backslashreplace")
         needs_quotes = not text or not text.isprintable() or any(c.isspace() or c in "\"'\\" for c in text)
         out.append(repr(text) if needs_quotes else text)
+    if most is not None and len(args) > most:
+        out.append(f"… ({len(args)} arguments in all)")
     return " ".join(out)
 
 
-def reply_text(reply: Any) -> str:
-    """Render a reply the way redis-cli prints it, on one line."""
+def reply_text(reply: Any, most: int | None = None) -> str:
+    """Render a reply the way redis-cli prints it, on one line; past ``most`` items of an array, count the rest."""
     if isinstance(reply, redis.ResponseError):
         return f"(error) {error_text(reply)}"
     if reply is None:
@@ -71,7 +73,10 @@ def reply_text(reply: Any) -> str:
     if isinstance(reply, list):
         if not reply:
             return "(empty array)"
-        return "[" + ", ".join(reply_text(item) for item in reply) + "]"
+        items = [reply_text(item) for item in reply[:most]]
+        if most is not None and len(reply) > most:
+            items.append(f"… ({len(reply)} items in all)")
+        return "[" + ", ".join(items) + "]"
     return str(reply)
 
 

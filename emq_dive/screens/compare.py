@@ -11,6 +11,15 @@ from textual.widgets import Static
 from ..echo_mq.connector import wire_text
 from ..fates import WireCompare
 from ..widgets.answer_card import AnswerCard
+from ..widgets.wire_pane import MAX_ARGS, MAX_ITEMS
+
+
+def fates_text(fates: tuple[str, ...]) -> str:
+    """The batch's fates in order, or for a big batch how many members have each."""
+    if len(fates) <= MAX_ITEMS:
+        return f"fates: {', '.join(fates)}"
+    counts = {fate: fates.count(fate) for fate in dict.fromkeys(fates)}
+    return f"fates of {len(fates):,} members: " + ", ".join(f"{fate} ×{n:,}" for fate, n in counts.items())
 
 
 class CompareView(ModalScreen[None]):
@@ -39,7 +48,7 @@ class CompareView(ModalScreen[None]):
         compared = self.compared
         with VerticalScroll():
             yield Static("the same batch on both wires, each from the same starting state", classes="compare-heading")
-            yield Static(f"fates: {', '.join(self.fates)}", classes="compare-muted")
+            yield Static(fates_text(self.fates), classes="compare-muted")
             yield Static("what differs", classes="compare-heading")
             yield Static("\n".join(f"• {d}" for d in compared.differences) or "• nothing")
             with Horizontal():
@@ -47,5 +56,5 @@ class CompareView(ModalScreen[None]):
                 yield AnswerCard(compared.native)
             command = compared.native.exchanges[-1].sent if compared.native.exchanges else ()
             if command:
-                yield Static(f"wire 6 sent: {wire_text(command)}", classes="compare-muted")
+                yield Static(f"wire 6 sent: {wire_text(command, MAX_ARGS)}", classes="compare-muted")
             yield Static(f"now stepping on wire {self.now_wire} · escape closes", classes="compare-muted")

@@ -33,12 +33,18 @@ class Frame:
     seq: int = 0
 
 
+SHOWN_IDS = 8
+"""How many ids of a long answer are spelled out before the rest are counted."""
+
+
 def answer_text(value: Any) -> str:
     """The handle's answer as a learner reads it: ``returns [...]`` or ``raises …``."""
     if isinstance(value, redis.ResponseError):
         return f"raises ResponseError: {error_text(value)}"
     if isinstance(value, Exception):
         return f"raises {type(value).__name__}: {value}"
+    if isinstance(value, list) and len(value) > SHOWN_IDS:
+        return f"returns [{', '.join(map(repr, value[:SHOWN_IDS]))}, …] ({len(value)} ids)"
     return f"returns {value!r}"
 
 

@@ -7,6 +7,10 @@ from textual.widgets import Static
 
 from ..echo_mq.connector import reply_text, wire_text
 from ..fates import Answer
+from .wire_pane import MAX_ARGS, MAX_ITEMS
+
+MAX_WRITES = 12
+"""How many writes a card lists before it counts the rest."""
 
 
 def answer_text(answer: Answer, sha_width: int = 10) -> Text:
@@ -17,7 +21,7 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         out.append(answer.unavailable, style="italic")
         return out
     failed = answer.outcome.startswith(("raises", "refused"))
-    out.append(answer.outcome, style="bold red" if failed else "bold green")
+    out.append(answer.summary(MAX_ITEMS), style="bold red" if failed else "bold green")
     if answer.sent_nothing:
         out.append("\nsent nothing: refused before the wire", style="dim")
     for exchange in answer.exchanges:
@@ -26,12 +30,14 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
             out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")
         else:
             sent = [a[:sha_width] + "…".encode() if len(a) == 40 and a.isalnum() else a for a in exchange.sent]
-            out.append(wire_text(sent))
-        out.append("\n  → " + reply_text(exchange.reply), style="red" if exchange.failed else "green")
+            out.append(wire_text(sent, MAX_ARGS))
+        out.append("\n  → " + reply_text(exchange.reply, MAX_ITEMS), style="red" if exchange.failed else "green")
     out.append("\nwrote: ", style="dim")
     if answer.writes:
-        for write in answer.writes:
+        for write in answer.writes[:MAX_WRITES]:
             out.append("\n  " + write, style="yellow")
+        if len(answer.writes) > MAX_WRITES:
+            out.append(f"\n  … and {len(answer.writes) - MAX_WRITES} more writes", style="dim")
     else:
         out.append("nothing", style="dim")
     return out

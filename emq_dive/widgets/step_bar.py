@@ -93,7 +93,7 @@ class StepBar(Widget):
             out.append("\n")
             if agreement.agree:
                 reply = agreement.atomic_reply
-                shown = reply_text(reply) if not isinstance(reply, str) else reply
+                shown = reply_text(reply, SHOWN) if not isinstance(reply, str) else reply
                 if agreement.atomic_now is None or agreement.stepped_now is None:
                     clock = ""
                 elif agreement.atomic_now == agreement.stepped_now:

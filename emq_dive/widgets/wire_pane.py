@@ -13,15 +13,15 @@ from ..screens.session import Frame
 
 MAX_CALLS = 12
 MAX_ARGS = 24
-"""How many arguments of a long batch command the pane spells out before it counts the rest."""
+"""How many arguments of a long batch command a pane spells out before it counts the rest."""
+MAX_ITEMS = 8
+"""How many items of a long array reply a pane spells out before it counts the rest."""
 
 
 @lru_cache(maxsize=8)
 def command_text(command: tuple[bytes, ...]) -> str:
     """The batch command as redis-cli would show it, cut after MAX_ARGS arguments for a big batch."""
-    if len(command) <= MAX_ARGS:
-        return wire_text(command)
-    return f"{wire_text(command[:MAX_ARGS])} … ({len(command)} arguments in all)"
+    return wire_text(command, MAX_ARGS)
 
 
 class WirePane(Widget):
@@ -75,7 +75,7 @@ class WirePane(Widget):
             if step.error is not None:
                 out.append(f"(error) {step.error}", style=style("wire-pane--error"))
             else:
-                out.append(reply_text(step.reply), style=style("wire-pane--reply"))
+                out.append(reply_text(step.reply, MAX_ITEMS), style=style("wire-pane--reply"))
             if frame.answer:
                 out.append(f"  · extend_locks {frame.answer}", style=style("wire-pane--muted"))
         return out
