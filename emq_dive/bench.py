@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from typing import Any, Callable, Sequence
 

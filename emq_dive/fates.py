@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import redis
 
 from .echo_mq import jobs, keyspace, moves, scripts
-from .echo_mq.connector import Connector, Exchange, error_text, reply_text
+from .echo_mq.connector import Connector, Exchange, error_text
 from .stepper import snapshot
 
 
