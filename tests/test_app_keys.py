@@ -134,9 +134,13 @@ async def test_narrow_terminal_folds_the_lesson_away_and_l_swaps_it_in():
         await settle(app, pilot)
         screen = dive(app)
         assert screen.has_class("-narrow")
-        assert screen.query_one(LessonPane).styles.display == "none"
+        pane = screen.query_one(LessonPane)
+        assert pane.styles.display == "none"
+        assert pane.lines == [], "a hidden pane lays nothing out"
         await press(app, pilot, "l")
-        assert screen.query_one(LessonPane).styles.display == "block"
+        assert pane.styles.display == "block"
+        assert pane.lines and all(line.cell_length == pane.size.width for line in
+                                  (pane.render_line(y) for y in range(pane.size.height)))
         assert screen.query_one("#left").styles.display == "none"
         await press(app, pilot, "l", "right")
         assert screen.session.stepper.position == 1

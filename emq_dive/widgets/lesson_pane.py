@@ -121,8 +121,13 @@ class LessonPane(Widget, can_focus=True):
 
     @property
     def deferred(self) -> bool:
-        """True while the section on show still has to be laid out."""
-        return self._started and self.section not in self._lines
+        """True while the section on show still has to be laid out (a hidden pane waits until it is shown)."""
+        return self._started and self.shown and self.section not in self._lines
+
+    @property
+    def shown(self) -> bool:
+        """True when the pane has room on screen for text."""
+        return self.size.width > self.GAP + 1
 
     @property
     def text_width(self) -> int:
@@ -151,12 +156,12 @@ class LessonPane(Widget, can_focus=True):
 
     def _fit(self) -> None:
         """Lay the lesson out again if the pane's width is not the one it was laid out for."""
-        if self._started and self.text_width != self._width:
+        if self._started and self.shown and self.text_width != self._width:
             self._relayout()
 
     def _relayout(self) -> None:
         """Forget every laid-out section and lay them all out again at the pane's width, off the UI thread."""
-        if not self.is_attached or not self._started:
+        if not self.is_attached or not self._started or not self.shown:
             return
         self._lines.clear()
         self._width = self.text_width
