@@ -177,3 +177,17 @@ async def test_the_heap_is_frozen_after_start_up_and_big_moves_and_handed_back_a
         assert dive(app).session.stepper.finished
         assert gc.get_freeze_count() > 0 and gc.isenabled(), "End ran with the collector paused, then froze"
     assert gc.get_freeze_count() == 0
+
+
+@asynctest
+async def test_the_lesson_takes_the_colours_of_a_new_theme():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = dive(app).query_one(LessonPane)
+        before = pane.lines
+        app.theme = "textual-light"
+        await settle(app, pilot)
+        after = pane.lines
+        assert [line.text for line in after] == [line.text for line in before], "the same words"
+        assert after != before, "in other colours"
