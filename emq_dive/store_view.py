@@ -97,26 +97,28 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
         pipe.zscore(active_key, member)
     for key in row_keys:
         pipe.type(key)
+    for key in row_keys:
+        pipe.hmget(key, list(ROW_FIELDS))  # one round trip for the usual rows; a WRONGTYPE row is read below
     replies = pipe.execute(raise_on_error=False)
     active_count, pending_count, pending = replies[0], replies[1], replies[2]
-    scores = replies[3: 3 + len(members)]
-    kinds = [_text(k) for k in replies[3 + len(members):]]
-    pipe = client.pipeline(transaction=False)
-    for key, kind in zip(row_keys, kinds):
-        if kind == "hash":
-            pipe.hmget(key, list(ROW_FIELDS))
-        elif kind == "string":
+    n = len(members)
+    scores = replies[3: 3 + n]
+    kinds = [_text(k) for k in replies[3 + n: 3 + 2 * n]]
+    fields = replies[3 + 2 * n:]
+    strings = [key for key, kind in zip(row_keys, kinds) if kind == "string"]
+    if strings:
+        pipe = client.pipeline(transaction=False)
+        for key in strings:
             pipe.get(key)
-    values = iter(pipe.execute(raise_on_error=False))
+        string_values = dict(zip(strings, pipe.execute(raise_on_error=False)))
     rows = []
-    for member, key, kind in zip(members, row_keys, kinds):
+    for member, key, kind, got in zip(members, row_keys, kinds, fields):
         changed = key.encode() in written
         if kind == "hash":
-            got = next(values)
-            fields = tuple((name.decode(), None if v is None else _text(v)) for name, v in zip(ROW_FIELDS, got))
-            rows.append(Row(member, kind, fields, changed=changed))
+            values = tuple((name.decode(), None if v is None else _text(v)) for name, v in zip(ROW_FIELDS, got))
+            rows.append(Row(member, kind, values, changed=changed))
         elif kind == "string":
-            got = next(values)
+            got = string_values[key]
             rows.append(Row(member, kind, text=error_text(got) if isinstance(got, Exception) else _text(got),
                             changed=changed))
         else:
