@@ -223,7 +223,7 @@ class LessonPane(Widget, can_focus=True):
     def validate_top(self, top: int) -> int:
         return max(0, min(top, len(self.lines) - self.size.height))
 
-    def action_scroll(self, by: float) -> None:
+    def action_scroll(self, by: int | float) -> None:
         """Scroll by ``by`` lines, or by that share of a page when it is a fraction."""
         self.top += int(by * self.size.height) if isinstance(by, float) else by
 
