@@ -48,8 +48,7 @@ class DiveApp(App[None]):
         self.set_timer(SETTLE_HEAP_AFTER, gc.freeze)
 
     def on_unmount(self) -> None:
-        # what start-up and the batch-wide moves froze goes back to the collector, so an embedding process
-        # (a test run, say) can free it
+        # what start-up froze goes back to the collector, so an embedding process (a test run, say) can free it
         gc.unfreeze()
 
     def get_default_screen(self) -> Screen[Any]:

@@ -9,17 +9,15 @@ from typing import Iterator
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Run a batch-wide move with the cyclic collector off, then freeze what it built.
+    """Run a batch-wide move with the cyclic collector off, and turn it back on after.
 
-    A big batch's move builds tens of thousands of long-lived objects, and each full pass the collector makes
-    over them holds the interpreter for 50–100 ms. What the move built lives as long as the batch, so it is
-    frozen (refcounting still frees it; only the cycle search skips it).
+    A big batch's move builds tens of thousands of long-lived objects, and the collector's full passes over
+    them, each holding the interpreter for 50–100 ms, came again and again while they were being built.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
         if was_enabled:
             gc.enable()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import weakref
 from dataclasses import replace
 from typing import Any, Sequence
 
@@ -212,7 +213,8 @@ class Stepper:
             self._pending = self._live.advance()
             self._carry = self._live.lines()
         else:
-            self._live = ClientHost(self.store, before_write=self._before_write)
+            before_write = weakref.WeakMethod(self._before_write)  # no cycle: a dropped stepper is freed at once
+            self._live = ClientHost(self.store, before_write=lambda args: before_write()(args))
             self._gen = native.extends(self._live, [b"2", *self.keys, *self.argv])
             self._carry = []
 
