@@ -202,3 +202,22 @@ async def test_the_lesson_takes_the_colours_of_a_new_theme():
         after = pane.lines
         assert [line.text for line in after] == [line.text for line in before], "the same words"
         assert after != before, "in other colours"
+
+
+@asynctest
+async def test_a_section_that_cannot_be_laid_out_says_so_in_the_pane(monkeypatch):
+    from emq_dive.widgets import lesson_pane
+
+    def broken(body, width, theme):
+        raise ValueError("no parser today")
+
+    monkeypatch.setattr(lesson_pane, "render_markdown", broken)
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = dive(app).query_one(LessonPane)
+        assert not pane.deferred
+        text = " ".join(line.text.strip() for line in pane.lines)
+        assert "could not be laid out: ValueError: no parser today" in text
+        await press(app, pilot, "right")
+        assert dive(app).session.stepper.position == 1, "the steps go on"

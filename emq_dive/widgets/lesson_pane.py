@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 from functools import cache
 from typing import Any
 
@@ -183,8 +184,13 @@ class LessonPane(Widget, can_focus=True):
         worker = get_current_worker()
         span = width + self.GAP
         for key, body in bodies:
-            lines = [Strip(line).crop_extend(0, span, style).apply_style(style).simplify()
-                     for line in render_markdown(body, width, theme)]
+            try:
+                lines = [Strip(line).crop_extend(0, span, style).apply_style(style).simplify()
+                         for line in render_markdown(body, width, theme)]
+            except Exception as error:  # noqa: BLE001 - the pane says so, in place of the section
+                text = f"this section could not be laid out: {type(error).__name__}: {error}"
+                lines = [Strip([Segment(part, style)]).crop_extend(0, span, style)
+                         for part in textwrap.wrap(text, width)]
             if worker.is_cancelled:
                 return
             try:
