@@ -347,6 +347,12 @@ def _error_class(answer: Answer) -> str | None:
     return None
 
 
+def _rescored(answer: Answer) -> dict[str, str]:
+    """Each member the answer re-scored in active, and its new score, as the answer's writes record them."""
+    moved = (w.removeprefix("active ").split(": ", 1) for w in answer.writes if w.startswith("active "))
+    return {member: change.split(" → ")[-1] for member, change in moved}
+
+
 def _epochs(answer: Answer) -> list[str]:
     return [w.split(" ", 1)[0].removeprefix("job:") for w in answer.writes if " lease_epoch:" in w]
 
@@ -376,8 +382,8 @@ def compare(store: Any, held: Sequence[tuple[str, Any]], lease_ms: int, raw_argv
         notes.append(f"the replies differ: wire 4 {scripted.outcome}; wire 6 {native.outcome}")
     stamped = _epochs(native)
     if stamped:
-        notes.append(f"wire 6 stamped lease_epoch (the server's run_id) on {_listed(stamped)}; "
-                     "wire 4 writes no lease_epoch")
+        unstamped = "; wire 4 writes no lease_epoch" if not _epochs(scripted) else ""
+        notes.append(f"wire 6 stamped lease_epoch (the server's run_id) on {_listed(stamped)}{unstamped}")
     if s_err and n_err == s_err:
         kept = [w for w in scripted.writes if w.startswith("active ")]
         if kept and not native.writes:
@@ -388,8 +394,14 @@ def compare(store: Any, held: Sequence[tuple[str, Any]], lease_ms: int, raw_argv
     if n_err == "ERR" and s_err is None and raw_argv is not None and len(raw_argv) % 2 == 0:
         notes.append("the script's `while i < #ARGV` never reads the trailing id; the native twin refuses "
                      "the whole call")
-    same_scores = [w for w in scripted.writes if w.startswith("active ")] == \
-        [w for w in native.writes if w.startswith("active ")]
-    if same_scores and scripted.writes and not s_err and not n_err:
-        notes.append("the same members were re-scored to the same deadline on both wires")
+    s_scores, n_scores = _rescored(scripted), _rescored(native)
+    if s_scores and s_scores.keys() == n_scores.keys() and not s_err and not n_err:
+        s_deadlines, n_deadlines = set(s_scores.values()), set(n_scores.values())
+        if s_deadlines == n_deadlines and len(s_deadlines) == 1:
+            notes.append("the same members were re-scored to the same deadline on both wires")
+        elif len(s_deadlines) == 1 and len(n_deadlines) == 1:
+            notes.append(f"the same members were re-scored on both wires, each wire to one deadline from its "
+                         f"own clock read (wire 4 → {s_deadlines.pop()}, wire 6 → {n_deadlines.pop()})")
+        else:
+            notes.append("the same members were re-scored on both wires")
     return WireCompare(scripted, native, tuple(notes))

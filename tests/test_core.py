@@ -443,3 +443,19 @@ def test_long_commands_and_replies_are_cut_and_counted_only_when_asked() -> None
     ids = [b"JOB%d" % i for i in range(12)]
     assert reply_text(ids, 2) == '["JOB0", "JOB1", … (12 items in all)]'
     assert reply_text(ids, 12) == reply_text(ids) and reply_text([], 2) == "(empty array)"
+
+
+def test_compare_names_one_deadline_per_wire_when_their_clocks_differ() -> None:
+    from emq_dive.lessons import load
+
+    ticks = iter(range(10**6))
+    store = open_store("fakeredis", clock=lambda: FROZEN + next(ticks) / 100)  # 10 ms on at every TIME
+    try:
+        lesson = load("batches-03")
+        batch = fates.build_batch(store, lesson.batch, lesson.lease_ms, lesson.claim_lease_ms)
+        notes = fates.compare(store, batch.held, lesson.lease_ms).differences
+    finally:
+        store.close()
+    rescored = [n for n in notes if n.startswith("the same members were re-scored")]
+    assert len(rescored) == 1 and "each wire to one deadline from its own clock read" in rescored[0], notes
+    assert "wire 4 writes no lease_epoch" in " ".join(notes)
