@@ -10,44 +10,11 @@ import redis
 
 from .echo_mq import jobs, keyspace, moves, scripts
 from .echo_mq.connector import Connector, Exchange, error_text
+from .fate_table import BY_KEY, FATES, Fate, fate  # noqa: F401 - the table is part of this module's API
 from .stepper import snapshot
 
 
-@dataclass(frozen=True)
-class Fate:
-    """One situation a held lease can be in when its holder asks to extend it."""
-
-    key: str
-    title: str
-    member: bool
-    """True when the fate belongs to one job and can be given to a member of the batch."""
-    needs_acl: bool = False
-
-
-FATES: tuple[Fate, ...] = (
-    Fate("live", "live lease", True),
-    Fate("gone", "row gone", True),
-    Fate("stale", "stale token", True),
-    Fate("reaped", "reaped to pending", True),
-    Fate("wrongtype", "WRONGTYPE row mid-batch", True),
-    Fate("lane", "lane job (has a group)", True),
-    Fate("restricted", "caller may only read rows", False, needs_acl=True),
-    Fate("unpaired", "unpaired trailing id", False),
-    Fate("ill-formed", "ill-formed id", False),
-    Fate("bad-lease", "bad lease (0, -5, 1.5)", False),
-    Fate("bad-shape", "wrong numkeys / foreign KEYS[1]", False),
-    Fate("empty", "empty batch", False),
-)
-BY_KEY = {fate.key: fate for fate in FATES}
 VERBS = ("extend_lock", "extend_locks", "EMQ.EXTEND", "EMQ.EXTENDS")
-
-
-def fate(key: str) -> Fate:
-    """The fate named ``key``."""
-    try:
-        return BY_KEY[key]
-    except KeyError:
-        raise KeyError(f"no fate {key!r}; the fates are {', '.join(BY_KEY)}") from None
 
 
 def job_id(index: int, width: int = 2) -> str:

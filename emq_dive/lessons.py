@@ -11,14 +11,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import fate_table
+
 SOURCES = ("handle", "lua", "native")
 """The step sources a section may follow: jobs.py, extend_locks.lua and native.py."""
 
-FATES = (
-    "live", "gone", "stale", "reaped", "wrongtype", "lane", "restricted",
-    "unpaired", "ill-formed", "bad-lease", "bad-shape", "empty",
-)
+FATES = tuple(fate.key for fate in fate_table.FATES)
 """Every fate key a lesson's ``[fates]`` table must describe."""
+MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
+"""The fates a member of the lesson's batch may have (a whole-call fate is no member's)."""
 
 _TOP = ("id", "module", "dive", "title", "tagline", "intro", "lease_ms", "claim_lease_ms",
         "batch", "section", "fates")
@@ -206,7 +207,7 @@ class _Reader:
                 raise self.fail(f"section[{index}].key",
                                 f"{sec.key!r} is already the key of section[{seen[sec.key]}]")
             seen[sec.key] = index
-        batch = self.strings(data, "batch", "batch", FATES, "a fate key")
+        batch = self.strings(data, "batch", "batch", MEMBER_FATES, "a member fate")
         if not batch:
             raise self.fail("batch", "must list at least one fate")
         return Lesson(

@@ -137,6 +137,10 @@ def _bad_batch_fate(d: dict) -> None:
     d["batch"][1] = "stael"
 
 
+def _whole_call_batch_fate(d: dict) -> None:
+    d["batch"][2] = "empty"
+
+
 def _missing_fate(d: dict) -> None:
     del d["fates"]["bad-lease"]
 
@@ -174,7 +178,8 @@ BROKEN = [
     (_string_dive, "dive", "expected an integer"),
     (_bool_lease, "lease_ms", "expected an integer"),
     (_zero_claim_lease, "claim_lease_ms", "must be positive"),
-    (_bad_batch_fate, "batch[1]", "'stael' is not a fate key"),
+    (_bad_batch_fate, "batch[1]", "'stael' is not a member fate"),
+    (_whole_call_batch_fate, "batch[2]", "'empty' is not a member fate"),
     (_missing_fate, "fates.bad-lease", "missing"),
     (_extra_fate, "fates.zombie", "unexpected key"),
     (_duplicate_section, "section[4].key", "'beat-two' is already the key of section[1]"),
