@@ -459,3 +459,20 @@ def test_compare_names_one_deadline_per_wire_when_their_clocks_differ() -> None:
     rescored = [n for n in notes if n.startswith("the same members were re-scored")]
     assert len(rescored) == 1 and "each wire to one deadline from its own clock read" in rescored[0], notes
     assert "wire 4 writes no lease_epoch" in " ".join(notes)
+
+
+@pytest.mark.parametrize("queue", ["a*", "a?", "a[b]", "a\\b"])
+def test_a_queue_named_with_glob_characters_finds_only_its_own_keys(queue: str) -> None:
+    from emq_dive.stepper import snapshot
+
+    store = open_store("fakeredis", queue=queue)
+    try:
+        neighbours = [f"emq:{{{name}}}:active".encode() for name in ("ab", "a", "ax", "a]")]
+        for key in neighbours:
+            store.client.set(key, 1)
+        own = queue_key(queue, "active").encode()
+        store.client.set(own, 1)
+        assert store.own_keys() == [own]
+        assert list(snapshot.take(store.client, queue)) == [own]
+    finally:
+        store.close()

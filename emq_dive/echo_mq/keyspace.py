@@ -57,3 +57,9 @@ def queue_key(queue: str | bytes, suffix: str) -> str:
 def job_key(queue: str | bytes, job_id: str | bytes) -> str:
     """The row key ``emq:{<queue>}:job:<id>`` of one job."""
     return queue_key(queue, "job:") + gate(job_id)
+
+
+def queue_pattern(queue: str) -> str:
+    """A SCAN pattern that matches exactly ``queue``'s keys (glob characters in the name match only themselves)."""
+    escaped = "".join("\\" + ch if ch in "*?[]\\" else ch for ch in gate(queue))
+    return f"emq:{{{escaped}}}:*"

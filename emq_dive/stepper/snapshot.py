@@ -6,12 +6,14 @@ from typing import Any, Iterable
 
 import redis
 
+from ..echo_mq import keyspace
+
 Snapshot = dict[bytes, tuple[int, bytes]]
 
 
 def take(client: redis.Redis, queue: str) -> Snapshot:
     """Every key under ``emq:{<queue>}:`` with its PTTL and DUMP payload."""
-    keys = sorted(client.scan_iter(match=f"emq:{{{queue}}}:*", count=1000))
+    keys = sorted(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
     if not keys:
         return {}
     with client.pipeline(transaction=False) as pipe:
@@ -25,7 +27,7 @@ def take(client: redis.Redis, queue: str) -> Snapshot:
 
 def restore(client: redis.Redis, queue: str, snap: Snapshot) -> None:
     """Put the queue's keys back exactly as ``snap`` holds them, deleting any key it lacks."""
-    current = set(client.scan_iter(match=f"emq:{{{queue}}}:*", count=1000))
+    current = set(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
     with client.pipeline(transaction=True) as tx:
         stale = current - snap.keys()
         if stale:
@@ -49,7 +51,7 @@ def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> 
 
 def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
     """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
-    keys = sorted(client.scan_iter(match=f"emq:{{{queue}}}:*", count=1000))
+    keys = sorted(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
     with client.pipeline(transaction=False) as pipe:
         for key in keys:
             pipe.type(key)

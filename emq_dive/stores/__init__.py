@@ -10,6 +10,7 @@ from typing import Callable, Iterator
 
 import redis
 
+from ..echo_mq import keyspace
 from ..echo_mq.connector import raw
 
 
@@ -56,7 +57,7 @@ class Store:
 
     def own_keys(self) -> list[bytes]:
         """Every key under this run's queue, found with SCAN."""
-        return sorted(self.client.scan_iter(match=f"emq:{{{self.queue}}}:*", count=1000))
+        return sorted(self.client.scan_iter(match=keyspace.queue_pattern(self.queue), count=1000))
 
     def close(self, wait: float = 10.0) -> None:
         """Release the store: delete what this run wrote, stop what it started. Safe to call twice.
