@@ -72,7 +72,7 @@ class DiveApp(App[None]):
 
     def _after_error(self, choice: str | None) -> None:
         if choice == "retry":
-            self.dive.open_batch(0)
+            self.dive.open_batch(self.dive.target)
         elif choice == "quit":
             self.exit()
 

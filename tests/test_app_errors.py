@@ -25,14 +25,30 @@ async def test_a_store_that_is_gone_shows_the_error_view_and_retry_and_quit_work
         await settle(app, pilot)
         assert isinstance(app.screen, ErrorView)
         assert "The store is gone" in shown(app)
+        first = app.screen
         await press(app, pilot, "r")
-        assert isinstance(app.screen, ErrorView)
+        assert isinstance(app.screen, ErrorView) and app.screen is not first, "the retry ran and failed again"
         await press(app, pilot, "escape")
         assert app.screen is dive(app)
         await press(app, pilot, "right")
         assert app.screen is dive(app)
         await press(app, pilot, "q")
     assert app.return_code == 0
+
+
+@asynctest
+async def test_retry_once_the_store_is_back_resumes_at_the_step_asked_for():
+    store = frozen_store()
+    working = store.client
+    store.client = gone_store().client
+    app = frozen_app(store, step=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, ErrorView)
+        store.client = working
+        await press(app, pilot, "r")
+        assert app.screen is dive(app)
+        assert dive(app).session.stepper.position == 2 and "step 2 of 4" in shown(app)
 
 
 def test_describe_names_noperm_wrongtype_and_ill_formed():

@@ -64,6 +64,7 @@ class StorePane(Widget):
         self.border_title = "store"
         self._subtitle = ""
         self._lines: list[Text] | None = None
+        self._text: Text | None = None
 
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is not None:
@@ -72,7 +73,8 @@ class StorePane(Widget):
             subtitle = f"members {shown}" if view.total > len(view.rows) else ""
             if subtitle != self._subtitle:  # setting a border title repaints the whole pane
                 self._subtitle = self.border_subtitle = subtitle
-        lines = list(self.render().split("\n", allow_blank=True))
+        self._text = self._draw()  # drawn once a step: render() hands the same text to the screen
+        lines = list(self._text.split("\n", allow_blank=True))
         old, self._lines = self._lines, lines
         if old is None or len(old) != len(lines):
             self.refresh()
@@ -83,9 +85,16 @@ class StorePane(Widget):
             self.refresh(*changed)
 
     def on_resize(self) -> None:
-        self._lines = None
+        self._lines = self._text = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._text = None
 
     def render(self) -> Text:
+        return self._text if self._text is not None else self._draw()
+
+    def _draw(self) -> Text:
         frame = self.frame
         style = self.get_component_rich_style
         if frame is None:
