@@ -29,12 +29,11 @@ class FatePicker(ModalScreen[str | None]):
     """
     BINDINGS = [Binding("escape,f", "dismiss(None)", "close")]
 
-    def __init__(self, descriptions: Mapping[str, str], acl: bool, acl_reason: str, highlight: str = "") -> None:
+    def __init__(self, descriptions: Mapping[str, str], acl: bool, acl_reason: str) -> None:
         super().__init__()
         self.descriptions = descriptions
         self.acl = acl
         self.acl_reason = acl_reason
-        self.highlight = highlight
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -54,8 +53,7 @@ class FatePicker(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        keys = [f.key for f in FATES]
-        options.highlighted = keys.index(self.highlight) if self.highlight in keys else 0
+        options.highlighted = 0
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

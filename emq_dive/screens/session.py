@@ -12,11 +12,6 @@ from .. import fates, store_view
 from ..echo_mq.connector import error_text
 from ..stepper import Agreement, Step, Stepper
 
-END = -1
-"""A step target meaning the end of the run, wherever it stops."""
-
-VERBS = {4: "EVALSHA", 6: "EMQ.EXTENDS"}
-
 
 @dataclass(frozen=True)
 class Frame:
@@ -102,10 +97,10 @@ class Session:
         self._agreement, self._answer = None, ""
 
     def goto(self, target: int) -> Frame:
-        """Step forward or back until the stepper stands at ``target`` (or at the end, for END)."""
+        """Step forward or back until the stepper stands at ``target``."""
         stepper = self.stepper
         assert stepper is not None
-        target = stepper.count if target == END else max(0, target)
+        target = max(0, target)
         while stepper.position > target:
             stepper.back()
         while stepper.position < target and not stepper.finished:

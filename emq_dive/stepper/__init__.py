@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import redis
 
-from ..echo_mq import jobs, keyspace, native, scripts
+from ..echo_mq import jobs, keyspace, moves, native, scripts
 from ..echo_mq.connector import Connector, error_text, raw
 from ..echo_mq.scripts import marker_lines
 from . import snapshot
@@ -391,12 +391,12 @@ class Stepper:
         # the undo log, applied newest first, takes the store back to where the handle left it
         self._apply_undo([entry for undo in self._undo[1: self.position + 1] for entry in undo])
         connector = Connector(self.client, self.wire)
-        before = _server_ms(self.client)
+        before = moves.server_now_ms(self.client)
         try:
             atomic_reply: Any = connector.eval(self.script, self.keys, self.argv)
         except redis.ResponseError as err:
             atomic_reply = err
-        after = _server_ms(self.client)
+        after = moves.server_now_ms(self.client)
         atomic_state = snapshot.read(self.client, self.queue)
         snapshot.restore_keys(self.client, stepped_end, [
             key for key in set(stepped_state) | set(atomic_state) if stepped_state.get(key) != atomic_state.get(key)])
@@ -448,8 +448,3 @@ class Stepper:
                 value = {name: (b"<run_id>" if field == run_id else field) for name, field in value.items()}
             view[key] = value
         return view
-
-
-def _server_ms(client: redis.Redis) -> int:
-    seconds, micros = raw(client, "TIME")
-    return int(seconds) * 1000 + int(micros) // 1000

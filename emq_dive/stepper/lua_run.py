@@ -48,7 +48,6 @@ class LuaRun:
         start = self._lua.execute(_HARNESS)
         table = self._lua.table_from
         self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)))
-        self.finished = False
         self.now: int | None = None
         self._failed: Any = None
 
@@ -60,14 +59,12 @@ class LuaRun:
         """Resume with ``reply``; return ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
         ok, *rest = self._resume(self._to_lua(reply))
         if not ok:
-            self.finished = True
             err = rest[0]
             message = err[b"err"] if lupa.lua_type(err) == "table" else err
             return "error", 0, message.decode() if isinstance(message, bytes) else str(message)
         kind, line, value, local = (rest + [None, None, None, None])[:4]
         kind = kind.decode()
         if kind == "done":
-            self.finished = True
             return kind, 0, self.from_lua(value)
         if local[b"now"] is not None:
             self.now = int(local[b"now"])

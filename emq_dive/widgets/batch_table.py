@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .. import store_view
 from ..stepper import NOT_EVALUATED, Member, Step
 
 COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 13), ("token?", 13), ("in active?", 13),
@@ -28,12 +29,9 @@ def _value(raw: object) -> str:
 def relative(score: object, now: int | None) -> str:
     """A ZSCORE reply or a new score as a deadline relative to the shared ``now``."""
     try:
-        value = int(float(_value(score)))
+        return store_view.relative(int(float(_value(score))), now)
     except ValueError:
         return _value(score)
-    if now is None:
-        return str(value)
-    return f"now{value - now:+d}" if value != now else "now"
 
 
 def cells(member: Member, now: int | None) -> list[tuple[str, str]]:

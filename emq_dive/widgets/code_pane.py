@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -17,7 +16,6 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 
-from ..echo_mq import jobs, native
 from ..echo_mq.scripts import marker_lines
 from ..stepper import Step
 
@@ -84,18 +82,6 @@ def module_line(native_line: int | None) -> int | None:
     names = {line: name for name, line in plain_source("native").markers.items()}
     name = names.get(native_line)
     return plain_source("module").markers.get(name) if name else None
-
-
-def handle_span() -> tuple[int, int]:
-    """The first and last line of ``extend_locks`` in jobs.py."""
-    lines, first = inspect.getsourcelines(jobs.extend_locks)
-    return first, first + len(lines) - 1
-
-
-def native_span() -> tuple[int, int]:
-    """The first and last line of the batch handler in native.py."""
-    lines, first = inspect.getsourcelines(native.extends)
-    return first, first + len(lines) - 1
 
 
 class CodePane(Widget):
