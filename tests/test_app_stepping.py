@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from emq_dive.echo_mq import scripts
 from emq_dive.fates import read_state
 from emq_dive.stepper import NOT_EVALUATED
 from tests.tui_support import asynctest, NOW_MS, SIZE, dive, frozen_app, frozen_store, press, settle, shown
@@ -25,7 +26,7 @@ async def test_first_frame_shows_the_handle_and_nothing_sent():
         assert "embedded fakeredis" in text
         assert "step 0 of 4" in text
         assert "not read yet" in text
-        assert "the command: EVALSHA" in text and "5f5cad39" in text
+        assert "the command: EVALSHA" in text and scripts.extend_locks().sha[:8] in text
         assert active(store) == {b"JOB01": NOW_MS + 10_000, b"JOB02": NOW_MS + 10_000, b"JOB03": NOW_MS + 10_000}
 
 

@@ -372,6 +372,26 @@ def test_close_waits_for_work_under_way_and_refuses_work_after(fake_store) -> No
 
     from emq_dive.stores import StoreError
 
+    class Watched:
+        """The store's lock, telling when a second thread asks for it."""
+
+        def __init__(self, lock) -> None:
+            self.lock, self.asked = lock, threading.Event()
+
+        def acquire(self, *args, **kwargs):
+            if threading.current_thread() is not worker:
+                self.asked.set()
+            return self.lock.acquire(*args, **kwargs)
+
+        def release(self) -> None:
+            self.lock.release()
+
+        __enter__ = acquire
+
+        def __exit__(self, *exc) -> None:
+            self.lock.release()
+
+    watched = fake_store.lock = Watched(fake_store.lock)
     late = f"emq:{{{fake_store.queue}}}:late".encode()
     fake_store._closers.append(lambda: fake_store.client.delete(*fake_store.own_keys()))
     holding, finish = threading.Event(), threading.Event()
@@ -387,6 +407,7 @@ def test_close_waits_for_work_under_way_and_refuses_work_after(fake_store) -> No
     assert holding.wait(10)
     closer = threading.Thread(target=fake_store.close)
     closer.start()
+    assert watched.asked.wait(10), "close is waiting for the worker's hold on the store"
     finish.set()
     worker.join(10)
     closer.join(10)

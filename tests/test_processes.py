@@ -27,8 +27,6 @@ from conftest import require_server
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 10.0
-HAS_APP = (ROOT / "emq_dive" / "app.py").is_file()
-NO_APP = "emq_dive/app.py does not exist yet (the TUI is being built); these tests need the real app"
 
 pytestmark = pytest.mark.server
 
@@ -379,7 +377,6 @@ class _Terminal:
             pass
 
 
-@pytest.mark.skipif(not HAS_APP, reason=NO_APP)
 @pytest.mark.parametrize("how, size", [("quit", (120, 40)), ("quit", (80, 24)), ("sigint", (120, 40)),
                                        ("sigterm", (120, 40))])
 def test_the_tui_stops_its_server(tmp_path: Path, how: str, size: tuple[int, int]) -> None:
@@ -418,7 +415,6 @@ def test_the_tui_stops_its_server(tmp_path: Path, how: str, size: tuple[int, int
         term.close()
 
 
-@pytest.mark.skipif(not HAS_APP, reason=NO_APP)
 def test_sigterm_in_the_tui_prints_no_traceback(tmp_path: Path) -> None:
     require_server()
     tmpdir = _tmpdir(tmp_path)
@@ -428,6 +424,7 @@ def test_sigterm_in_the_tui_prints_no_traceback(tmp_path: Path) -> None:
             _poll(lambda: b"Batch" in term.screen or term.proc.poll() is not None, "the app's first frame",
                   seconds=30)
             servers = {pid: _stat(pid)[2] for pid in _server_children(term.proc.pid)}
+            assert term.proc.poll() is None and servers, "the app is up, with its server, when SIGTERM comes"
             term.proc.send_signal(signal.SIGTERM)
             term.proc.wait(timeout=DEADLINE)
             _assert_no_orphan(tmpdir, servers)
