@@ -76,8 +76,7 @@ def measure(store: Any, count: int, lease_ms: int = 30_000, repeats: int = 3) ->
                                               for job_id, token in held], single_repeats)
         out["server: native"] = _server_cost(
             store.client, "emq.extends", lambda: jobs.extend_locks(native, queue, held, lease_ms), count)
-    for key in store.own_keys():
-        store.client.delete(key)
+    store.forget()
     per_lease = {name: None if secs is None else secs * 1e6 / count
                  for name, secs in out.items() if not name.startswith("server")}
     return {**per_lease, "server: script": out["server: script"], "server: native": out["server: native"]}

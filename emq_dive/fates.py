@@ -47,9 +47,7 @@ def _after_claim(client: redis.Redis, queue: str, job: str, key: str, claim_leas
 
 def reset(store: Any) -> None:
     """Delete every key of the store's queue, and only those."""
-    keys = store.own_keys()
-    if keys:
-        store.client.delete(*keys)
+    store.forget()
 
 
 @dataclass(frozen=True)

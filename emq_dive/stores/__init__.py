@@ -59,6 +59,12 @@ class Store:
         """Every key under this run's queue, found with SCAN."""
         return sorted(self.client.scan_iter(match=keyspace.queue_pattern(self.queue), count=1000))
 
+    def forget(self) -> None:
+        """Delete every key of this run's queue, and only those."""
+        keys = self.own_keys()
+        if keys:
+            self.client.delete(*keys)
+
     def close(self, wait: float = 10.0) -> None:
         """Release the store: delete what this run wrote, stop what it started. Safe to call twice.
 

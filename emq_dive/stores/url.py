@@ -41,10 +41,5 @@ def open_url(url: str, queue: str) -> Store:
                   native_reason="" if native else "this server has no EMQ module loaded "
                   "(build it with `emq-dive native build` and MODULE LOAD it)")
 
-    def forget() -> None:
-        keys = store.own_keys()
-        if keys:
-            client.delete(*keys)
-
-    store._closers += [client.close, forget]
+    store._closers += [client.close, store.forget]
     return store
