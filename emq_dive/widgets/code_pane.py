@@ -75,12 +75,15 @@ def source(key: str) -> Source:
     return Source(key, lines[: len(code.splitlines())], marker_lines(code))
 
 
+@cache
+def _marker_at(key: str) -> dict[int, str]:
+    """Each marked line of a source file, and its marker's name."""
+    return {line: name for name, line in plain_source(key).markers.items()}
+
+
 def module_line(native_line: int | None) -> int | None:
     """The C module's line that carries the same marker as ``native_line`` of native.py."""
-    if native_line is None:
-        return None
-    names = {line: name for name, line in plain_source("native").markers.items()}
-    name = names.get(native_line)
+    name = _marker_at("native").get(native_line) if native_line is not None else None
     return plain_source("module").markers.get(name) if name else None
 
 
@@ -247,14 +250,15 @@ class CodePane(Widget):
         step = self.step
         if step is None or self.text_selection is not None:
             return super().render_line(y)
-        src, focus, ran, numbers = self._window(step)
-        if y >= len(numbers):
+        if self._rows is None:
+            self._rows = self._row_keys(step)
+        if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
-        number = numbers[y]
-        role = "focus" if number == focus else "ran" if number in ran else ""
-        cache_key = (src.key, src.key in self._coloured, number, role, width)
+        key, coloured, number, role = self._rows[y]
+        cache_key = (key, coloured, number, role, width)
         strip = self._strips.get(cache_key)
         if strip is None:
+            src = source(key) if coloured else plain_source(key)
             content = Content.from_rich_text(self._line(src, number, role), console=self.app.console)
             strip = Visual.to_strips(self, content, width, 1, self.visual_style)[0]
             if len(self._strips) > 2048:
