@@ -14,7 +14,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from .screens.dive import DiveScreen
 from .screens.error import ErrorView, describe
-from .screens.session import Session
+from .session import Session
 
 
 SETTLE_HEAP_AFTER = 1.0

@@ -11,7 +11,7 @@ import redis
 from .echo_mq import jobs, keyspace, moves, scripts
 from .echo_mq.connector import Connector, Exchange, error_text
 from .fate_table import BY_KEY, FATES, Fate, fate  # noqa: F401 - the table is part of this module's API
-from .stepper import snapshot
+from .stores import snapshot
 
 
 VERBS = ("extend_lock", "extend_locks", "EMQ.EXTEND", "EMQ.EXTENDS")

@@ -484,7 +484,7 @@ def test_compare_names_one_deadline_per_wire_when_their_clocks_differ() -> None:
 
 @pytest.mark.parametrize("queue", ["a*", "a?", "a[b]", "a\\b"])
 def test_a_queue_named_with_glob_characters_finds_only_its_own_keys(queue: str) -> None:
-    from emq_dive.stepper import snapshot
+    from emq_dive.stores import snapshot
 
     store = open_store("fakeredis", queue=queue)
     try:

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from emq_dive import fates
 from emq_dive.echo_mq import jobs, keyspace, moves
 from emq_dive.echo_mq.connector import Connector, error_text
-from emq_dive.stepper import Stepper, snapshot
+from emq_dive.stepper import Stepper
+from emq_dive.stores import snapshot
 
 try:
     from tests.conftest import FROZEN

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 import redis
 
 from .scripts import Script
 
 WIRES = {4: "EVALSHA", 6: "native"}
+
+
+class Wire(Protocol):
+    """What a verb needs of a connector: run a script's keys and arguments and hand back the reply."""
+
+    wire: int
+
+    def eval(self, script: Script, keys: Sequence[str], argv: Sequence[str]) -> Any:
+        """Send ``script`` with ``keys`` and ``argv`` (by SHA on wire 4, natively on wire 6)."""
+        ...
 
 
 def _arg(value: Any) -> bytes:

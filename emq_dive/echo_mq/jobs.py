@@ -7,7 +7,7 @@ from typing import Sequence
 import redis
 
 from . import keyspace, scripts
-from .connector import Connector, error_text
+from .connector import Wire, error_text
 
 
 class LeaseRefused(Exception):
@@ -63,7 +63,7 @@ def _decode(value: bytes | str) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else value
 
 
-def extend_locks(conn: Connector, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> list[str]:
+def extend_locks(conn: Wire, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> list[str]:
     """Re-score every held lease under one clock read; return the ids not extended, in order."""
     check_lease(lease_ms)
     # every id is gated before the wire, so an ill-formed one never becomes a key
@@ -76,7 +76,7 @@ def extend_locks(conn: Connector, queue: str, held: Sequence[tuple[str, int]], l
     return [_decode(job_id) for job_id in failed]  # @failed
 
 
-def extend_lock(conn: Connector, queue: str, job_id: str, token: int, lease_ms: int) -> None:
+def extend_lock(conn: Wire, queue: str, job_id: str, token: int, lease_ms: int) -> None:
     """Re-score one lease, or raise Gone, Stale or NotActive naming the check that refused."""
     check_lease(lease_ms)
     row = keyspace.job_key(queue, job_id)

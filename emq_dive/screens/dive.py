@@ -25,7 +25,7 @@ from ..widgets.lesson_pane import LessonPane
 from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
-from .session import Frame, Session, with_seq
+from ..session import Frame, Session, with_seq
 
 PACE = 1.2
 """Seconds between steps while playing."""

@@ -12,7 +12,7 @@ import redis
 from ..echo_mq import jobs, keyspace, moves, native, scripts
 from ..echo_mq.connector import Connector, error_text, raw
 from ..echo_mq.scripts import marker_lines
-from . import snapshot
+from ..stores import snapshot
 from .hosts import ClientHost
 from .lua_run import LuaRun
 from .model import NOT_EVALUATED, Agreement, Call, Member, MembersAt, Prefix, Step

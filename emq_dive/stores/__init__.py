@@ -59,6 +59,10 @@ class Store:
         """Every key under this run's queue, found with SCAN."""
         return sorted(self.client.scan_iter(match=keyspace.queue_pattern(self.queue), count=1000))
 
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when the store closes, newest first."""
+        self._closers.append(callback)
+
     def forget(self) -> None:
         """Delete every key of this run's queue, and only those."""
         keys = self.own_keys()

@@ -7,7 +7,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..echo_mq.connector import reply_text
-from ..screens.session import Frame
+from ..session import Frame
 
 
 SHOWN = 8

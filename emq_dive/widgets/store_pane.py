@@ -7,7 +7,7 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..screens.session import Frame
+from ..session import Frame
 from ..store_view import relative
 
 

@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..echo_mq.connector import reply_text, wire_text
-from ..screens.session import Frame
+from ..session import Frame
 
 MAX_CALLS = 12
 MAX_ARGS = 24

@@ -8,9 +8,9 @@ from typing import Any, Sequence
 
 import redis
 
-from .. import fates, store_view
-from ..echo_mq.connector import error_text
-from ..stepper import Agreement, Step, Stepper
+from . import fates, store_view
+from .echo_mq.connector import error_text
+from .stepper import Agreement, Step, Stepper
 
 
 @dataclass(frozen=True)

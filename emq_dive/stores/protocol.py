@@ -1,0 +1,33 @@
+"""The seam every store offers the engine: a client, its queue, what it can show, and its lifetime."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Callable, Protocol
+
+import redis
+
+
+class StoreLike(Protocol):
+    """An open store as the engine sees it; ``Store`` is the one implementation, tests may bring others."""
+
+    client: redis.Redis
+    queue: str
+    kind: str
+    description: str
+    native: bool
+    native_reason: str
+    acl: bool
+    acl_reason: str
+
+    def io(self) -> AbstractContextManager[None]:
+        """Hold the store for one piece of work; refuse once it is closed."""
+        ...
+
+    def run_id(self) -> bytes:
+        """The server's run_id, the value the native twin stamps as lease_epoch."""
+        ...
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when the store closes, newest first."""
+        ...
