@@ -1,51 +1,128 @@
-"""Save and restore a queue's keys with DUMP and RESTORE; they share one hashtag, so one slot."""
+"""Save and restore a queue's keys with plain typed commands, which a user without ``@dangerous`` may run."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 import redis
 
 from ..echo_mq import keyspace
 
-Snapshot = dict[bytes, tuple[int, bytes]]
+Pairs = tuple[tuple[bytes, bytes], ...]
+Value = bytes | tuple[bytes, ...] | Pairs
 
 
-def take(client: redis.Redis, queue: str) -> Snapshot:
-    """Every key under ``emq:{<queue>}:`` with its PTTL and DUMP payload."""
-    keys = sorted(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
+@dataclass(frozen=True)
+class Entry:
+    """One key's type and contents, and its PTTL to put back; entries with equal contents compare equal."""
+
+    kind: str
+    """``string``, ``list``, ``hash``, ``zset`` or ``set``."""
+    value: Value
+    """The string; the list's items; a hash's (field, value) or a zset's (member, score) pairs; a set's members."""
+    ttl: int = field(default=-1, compare=False)
+    """Milliseconds left to live, or -1 for a key that does not expire."""
+
+
+Snapshot = dict[bytes, Entry]
+
+_READ = {"string": ("GET",), "list": ("LRANGE", 0, -1), "hash": ("HGETALL",),
+         "zset": ("ZRANGE", 0, -1, "WITHSCORES"), "set": ("SMEMBERS",)}
+
+
+def _bytes(value: Any) -> bytes:
+    """A reply item as the wire carries it: the embedded store hands back scores as floats."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, float):
+        return (str(int(value)) if value.is_integer() else f"{value:.17g}").encode()
+    return str(value).encode()
+
+
+def _pairs(reply: Sequence[Any]) -> Pairs:
+    """Pairs from a flat ``[a, 1, b, 2]`` reply or from one the client already paired."""
+    flat = [x for pair in reply for x in pair] if reply and isinstance(reply[0], (list, tuple)) else reply
+    return tuple(zip((_bytes(x) for x in flat[::2]), (_bytes(x) for x in flat[1::2]), strict=True))
+
+
+def _entry(kind: str, ttl: int, reply: Any) -> Entry:
+    if kind == "string":
+        return Entry(kind, _bytes(reply), ttl)
+    if kind == "list":
+        return Entry(kind, tuple(_bytes(x) for x in reply), ttl)
+    if kind == "hash":
+        flat = [x for pair in reply.items() for x in pair] if isinstance(reply, dict) else reply
+        return Entry(kind, tuple(sorted(_pairs(flat))), ttl)
+    if kind == "zset":
+        return Entry(kind, _pairs(reply), ttl)
+    return Entry(kind, tuple(sorted(_bytes(x) for x in reply)), ttl)
+
+
+def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
+    """Each of ``keys`` that exists, with its type, contents and PTTL."""
+    keys = list(keys)
     if not keys:
         return {}
     with client.pipeline(transaction=False) as pipe:
         for key in keys:
+            pipe.type(key)
             pipe.pttl(key)
-            pipe.dump(key)
-        values = pipe.execute()
-    return {key: (max(values[2 * i], 0), values[2 * i + 1])
-            for i, key in enumerate(keys) if values[2 * i + 1] is not None}
+        shapes = pipe.execute()
+    kinds = {key: _bytes(shapes[2 * i]).decode() for i, key in enumerate(keys)}
+    present = [key for key in keys if kinds[key] != "none"]
+    for key in present:
+        if kinds[key] not in _READ:
+            raise TypeError(f"cannot snapshot {key!r}: a {kinds[key]} key")
+    with client.pipeline(transaction=True) as tx:
+        for key in present:
+            command, *args = _READ[kinds[key]]
+            tx.execute_command(command, key, *args)
+        values = tx.execute()
+    ttls = {key: shapes[2 * i + 1] for i, key in enumerate(keys)}
+    return {key: _entry(kinds[key], max(int(ttls[key]), -1), value) for key, value in zip(present, values, strict=True)}
+
+
+def take(client: redis.Redis, queue: str) -> Snapshot:
+    """Every key under ``emq:{<queue>}:`` with its type, contents and PTTL."""
+    return take_keys(client, sorted(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000)))
+
+
+def put(tx: Any, key: bytes, entry: Entry | None) -> None:
+    """Queue on ``tx`` the commands that make ``key`` hold ``entry`` (or not exist, for None)."""
+    tx.delete(key)
+    if entry is None:
+        return
+    value = entry.value
+    if entry.kind == "string":
+        tx.set(key, value)
+    elif entry.kind == "list":
+        tx.rpush(key, *value)
+    elif entry.kind == "hash":
+        tx.execute_command("HSET", key, *(x for pair in cast(Pairs, value) for x in pair))
+    elif entry.kind == "zset":
+        tx.execute_command("ZADD", key, *(x for member, score in cast(Pairs, value) for x in (score, member)))
+    else:
+        tx.sadd(key, *value)
+    if entry.ttl > 0:
+        tx.pexpire(key, entry.ttl)
 
 
 def restore(client: redis.Redis, queue: str, snap: Snapshot) -> None:
     """Put the queue's keys back exactly as ``snap`` holds them, deleting any key it lacks."""
     current = set(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
-    with client.pipeline(transaction=True) as tx:
-        stale = current - snap.keys()
-        if stale:
-            tx.delete(*stale)
-        for key, (ttl, payload) in snap.items():
-            tx.restore(key, ttl, payload, replace=True)
-        tx.execute()
+    restore_keys(client, snap, sorted(current | snap.keys()))
 
 
 def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> None:
-    """Put just ``keys`` back as ``snap`` holds them (deleting those it lacks)."""
+    """Put just ``keys`` back as ``snap`` holds them (deleting those it lacks), in one transaction."""
+    keys = list(keys)
+    if not keys:
+        return
     with client.pipeline(transaction=True) as tx:
         for key in keys:
-            if key in snap:
-                ttl, payload = snap[key]
-                tx.restore(key, ttl, payload, replace=True)
-            else:
-                tx.delete(key)
+            put(tx, key, snap.get(key))
         tx.execute()
 
 
@@ -59,7 +136,8 @@ def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
     readers = {b"zset": lambda p, k: p.zrange(k, 0, -1, withscores=True), b"hash": lambda p, k: p.hgetall(k),
                b"list": lambda p, k: p.lrange(k, 0, -1), b"string": lambda p, k: p.get(k)}
     with client.pipeline(transaction=False) as pipe:
-        for key, kind in zip(keys, kinds):
+        for key, kind in zip(keys, kinds, strict=True):
             readers.get(kind, lambda p, k: p.type(k))(pipe, key)
         values = pipe.execute()
-    return {key: dict(value) if kind == b"zset" else value for key, kind, value in zip(keys, kinds, values)}
+    return {key: dict(value) if kind == b"zset" else value
+            for key, kind, value in zip(keys, kinds, values, strict=True)}
