@@ -9,37 +9,54 @@ import redis
 
 from ..echo_mq import native
 from ..echo_mq.connector import error_text, raw
+from ..stores.protocol import StoreLike
+from .driver import WriteHook
 from .model import Call
+
+
+def probe_refused(reason: str) -> str:
+    """The note a step carries when the server would not run the twin's permission probe."""
+    if reason.startswith("NOPERM"):
+        return ("this user may not run ACL DRYRUN, so the stepped twin cannot check key permissions; "
+                "the module checks them in-process")
+    return (f"the server would not run ACL DRYRUN ({reason}), so the stepped twin cannot check key "
+            "permissions; the module checks them in-process")
 
 
 class ClientHost:
     """Serves the twin's host calls by sending commands to the store, so a step's replies are real."""
 
-    def __init__(self, store: Any, before_write: Any = None) -> None:
+    def __init__(self, store: StoreLike, before_write: WriteHook | None = None) -> None:
         self._store = store
         self._before_write = before_write
         self.replay: list[Call] = []
         self._now: int | None = None
         self._user: bytes | None = None
+        self._refused: str | None = None
         self.calls: list[Call] = []
+        self.notes: list[str] = []
 
-    def _send(self, *args: Any) -> Any:
+    def _exchange(self, *args: Any) -> Any:
+        """Send one command (or take its recorded reply on a replay); an error reply comes back as the exception."""
         sent = tuple(a if isinstance(a, bytes) else str(a).encode() for a in args)
-        frame = sys._getframe(2)
+        frame = sys._getframe(3)
         line = frame.f_lineno if frame.f_code.co_filename == native.__file__ else 0
         if self.replay:
             recorded = self.replay.pop(0)
             if recorded.sent != sent:
                 raise RuntimeError(f"replay expected {recorded.sent!r}, the twin sent {sent!r}")
-            reply = recorded.reply
-        else:
-            if self._before_write is not None and sent[0] in (b"ZADD", b"HSET"):
-                self._before_write(sent)
-            try:
-                reply = raw(self._store.client, *sent)
-            except redis.ResponseError as err:
-                reply = err
-            self.calls.append(Call("native", line, sent, reply))
+            return recorded.reply
+        if self._before_write is not None and sent[0] in (b"ZADD", b"HSET"):
+            self._before_write(sent)
+        try:
+            reply = raw(self._store.client, *sent)
+        except redis.ResponseError as err:
+            reply = err
+        self.calls.append(Call("native", line, sent, reply))
+        return reply
+
+    def _send(self, *args: Any) -> Any:
+        reply = self._exchange(*args)
         if isinstance(reply, Exception):
             raise native.NativeError(error_text(reply))
         return reply
@@ -54,12 +71,24 @@ class ClientHost:
         return self._store.run_id()
 
     def may(self, key: bytes, write: bool) -> bool:
+        """ACL DRYRUN as the store's user; where the server refuses the probe itself, go on as permitted."""
         if not self._store.acl:
             return True
-        if self._user is None:
-            self._user = self._send("ACL", "WHOAMI")
-        probe = ("HSET", key, b"lease_epoch", b"x") if write else ("HGET", key, b"attempts")
-        return self._send("ACL", "DRYRUN", self._user, *probe) == b"OK"
+        if self._refused is None and self._user is None:
+            self._user = self._probe("ACL", "WHOAMI")
+        if self._refused is None:
+            probe = ("HSET", key, b"lease_epoch", b"x") if write else ("HGET", key, b"attempts")
+            verdict = self._probe("ACL", "DRYRUN", self._user, *probe)
+            if self._refused is None:
+                return bool(verdict == b"OK")
+        self.notes.append(probe_refused(self._refused))
+        return True
+
+    def _probe(self, *args: Any) -> Any:
+        reply = self._exchange(*args)
+        if isinstance(reply, Exception):
+            self._refused = error_text(reply)
+        return reply
 
     def hget(self, key: bytes, field: bytes) -> bytes | None:
         return self._send("HGET", key, field)
@@ -72,3 +101,4 @@ class ClientHost:
 
     def hset(self, key: bytes, field: bytes, value: bytes) -> None:
         self._send("HSET", key, field, value)
+

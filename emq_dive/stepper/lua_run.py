@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import lupa.lua51 as lupa
+
+Pending = tuple[str, int, Any]
+"""What a run wants next: ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
 
 _HARNESS = r"""
 local function start(source, chunkname, keys, argv)
   local trace = {}
   local redis = {}
-  function redis.call(...)
-    local line = debug.getinfo(2, 'l').currentline
+  local final = {}
+  local function watched(level)
     local vars, j = {}, 1
     while true do
-      local name, value = debug.getlocal(2, j)
+      local name, value = debug.getlocal(level + 1, j)
       if not name then break end
       if name == 'now' or name == 'failed' then vars[name] = value end
       j = j + 1
     end
-    local reply = coroutine.yield('call', line, {...}, vars)
+    return vars
+  end
+  function redis.call(...)
+    local line = debug.getinfo(2, 'l').currentline
+    local reply = coroutine.yield('call', line, {...}, watched(2))
     if type(reply) == 'table' and reply.err then error(reply, 0) end
     return reply
   end
@@ -28,10 +36,16 @@ local function start(source, chunkname, keys, argv)
   local env = setmetatable({KEYS = keys, ARGV = argv, redis = redis}, {__index = _G})
   local chunk = assert(loadstring(source, chunkname))
   setfenv(chunk, env)
-  local co = coroutine.create(function() return 'done', 0, chunk() end)
-  debug.sethook(co, function(_, line)
-    if debug.getinfo(2, 'S').source == chunkname then trace[#trace + 1] = line end
-  end, 'l')
+  local co = coroutine.create(function() local value = chunk(); return 'done', 0, value, final end)
+  debug.sethook(co, function(event, line)
+    local info = debug.getinfo(2, 'S')
+    if info.source ~= chunkname then return end
+    if event == 'line' then
+      trace[#trace + 1] = line
+    elseif info.what == 'main' then
+      final = watched(2)
+    end
+  end, 'lr')
   local function resume(reply) return coroutine.resume(co, reply) end
   local function take() local lines = trace; trace = {}; return lines end
   return resume, take
@@ -55,22 +69,21 @@ class LuaRun:
         """Source lines executed since the last call."""
         return [int(line) for line in self._take().values()]
 
-    def advance(self, reply: Any = None) -> tuple[str, int, Any]:
-        """Resume with ``reply``; return ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
+    def advance(self, reply: Any = None) -> Pending:
+        """Resume the run with ``reply`` and say what it wants next."""
         ok, *rest = self._resume(self._to_lua(reply))
         if not ok:
             err = rest[0]
             message = err[b"err"] if lupa.lua_type(err) == "table" else err
             return "error", 0, message.decode() if isinstance(message, bytes) else str(message)
-        kind, line, value, local = (rest + [None, None, None, None])[:4]
-        kind = kind.decode()
-        if kind == "done":
-            return kind, 0, self.from_lua(value)
+        kind, line, value, local = [*rest, None, None, None, None][:4]
         if local[b"now"] is not None:
             self.now = int(local[b"now"])
         if local[b"failed"] is not None:
             self._failed = local[b"failed"]
-        return kind, int(line), [self._arg(a) for a in value.values()]
+        if kind == b"done":
+            return "done", 0, self.from_lua(value)
+        return "call", int(line), [self._arg(a) for a in value.values()]
 
     def failed_from(self, start: int) -> list[bytes]:
         """The entries of the script's ``failed`` table past the first ``start``, read in place."""
@@ -86,7 +99,7 @@ class LuaRun:
         if isinstance(value, float) and value.is_integer():
             return str(int(value)).encode()
         if isinstance(value, (int, float)):
-            return ("%.17g" % value).encode()
+            return f"{value:.17g}".encode()
         raise TypeError(f"redis.call takes strings and numbers, not {value!r}")
 
     def _to_lua(self, reply: Any) -> Any:

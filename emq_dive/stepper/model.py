@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
 
 NOT_EVALUATED = "not evaluated"
 """A check the code never reached because an earlier one failed."""
@@ -28,9 +28,9 @@ class Member:
     id: str
     token: str
     ran: bool = False
-    attempts: bytes | None | str = NOT_EVALUATED
-    token_ok: bool | None | str = NOT_EVALUATED
-    score: bytes | None | str = NOT_EVALUATED
+    attempts: bytes | str | None = NOT_EVALUATED
+    token_ok: bool | str | None = NOT_EVALUATED
+    score: bytes | str | None = NOT_EVALUATED
     outcome: str = ""
     """``re-scored``, ``failed`` (with ``reason``), ``live`` (native read pass) or empty."""
     reason: str = ""
@@ -69,6 +69,8 @@ class Step:
 
     focus: int | None = None
     """The line to highlight: the last executed line that carries an ``@marker``."""
+    notes: tuple[str, ...] = ()
+    """What the learner should know about how this step ran, such as a check the stepped code could not make."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,10 @@ class Agreement:
     differences: tuple[str, ...]
 
 
-class _View(Sequence):
+T = TypeVar("T")
+
+
+class _View(Sequence[T]):
     """A read-only window on the run's shared timeline that compares and hashes like a tuple of its items."""
 
     __slots__ = ()
@@ -103,7 +108,7 @@ class _View(Sequence):
         return f"{type(self).__name__}({list(self)!r})"
 
 
-class MembersAt(_View):
+class MembersAt(_View[Member]):
     """The batch's members as they stood after one step, read from the run's shared per-member history."""
 
     __slots__ = ("_history", "_position")
@@ -121,16 +126,22 @@ class MembersAt(_View):
                 return member
         raise LookupError(f"member {index} has no state at step {self._position}")
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> Member: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Member, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Member | tuple[Member, ...]:
         if isinstance(index, slice):
             return tuple(self._at(i) for i in range(*index.indices(len(self))))
         return self._at(range(len(self))[index])
 
 
-class Prefix(_View):
+class Prefix(_View[str]):
     """The first ``count`` items of a list that only grows along the run: the failed list after one step."""
 
-    __slots__ = ("_items", "_count")
+    __slots__ = ("_count", "_items")
 
     def __init__(self, items: list[str], count: int) -> None:
         self._items = items
@@ -139,7 +150,13 @@ class Prefix(_View):
     def __len__(self) -> int:
         return self._count
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
         if isinstance(index, slice):
             return tuple(self._items[: self._count][index])
         return self._items[range(self._count)[index]]

@@ -1,0 +1,97 @@
+"""The agreement check: the same batch run atomically from the same start, compared with the stepped run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+
+from ..echo_mq import keyspace, moves
+from ..echo_mq.connector import error_text
+from ..stores import snapshot
+from ..stores.protocol import StoreLike
+from .driver import Driver
+from .model import Agreement, Step
+from .timeline import Timeline
+
+
+def _b(value: str | bytes) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
+
+
+def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, lease_ms: int) -> Agreement:
+    """Rewind the stepped run's writes, run the batch in one command, compare, and put the stepped end back."""
+    client, queue = store.client, store.queue
+    rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
+    stepped_end = snapshot.take(client, queue)
+    stepped_state = snapshot.read(client, queue)
+    timeline.undo_all()
+    before = moves.server_now_ms(client)
+    command, atomic_reply = driver.atomic()
+    after = moves.server_now_ms(client)
+    atomic_state = snapshot.read(client, queue)
+    snapshot.restore_keys(client, stepped_end, [
+        key for key in set(stepped_state) | set(atomic_state) if stepped_state.get(key) != atomic_state.get(key)])
+    atomic_now = _atomic_now(queue, lease_ms, atomic_state, rescored)
+    differences: list[str] = []
+    stepped_reply = stepped.reply if stepped.error is None else stepped.error
+    atomic_text = error_text(atomic_reply) if isinstance(atomic_reply, Exception) else atomic_reply
+    if isinstance(atomic_reply, Exception) or stepped.error is not None:
+        if stepped.error is None or not isinstance(atomic_reply, Exception) or \
+                stepped.error.split()[0] != atomic_text.split()[0]:
+            differences.append(f"replies differ: stepped {stepped_reply!r}, atomic {atomic_text!r}")
+    elif [_b(x) for x in stepped_reply] != list(atomic_reply):
+        differences.append(f"failed lists differ: stepped {stepped_reply!r}, atomic {atomic_reply!r}")
+    if rescored and atomic_now is None:
+        differences.append("the atomic run did not re-score every member at one shared score")
+    elif atomic_now is not None and not before <= atomic_now <= after:
+        differences.append(f"the atomic run's now {atomic_now} is outside its clock reads {before}..{after}")
+    run_id = _run_id(store)
+    stepped_view = _view(stepped_state, stepped.now, rescored, lease_ms, run_id)
+    atomic_view = _view(atomic_state, atomic_now, rescored, lease_ms, run_id)
+    for key in sorted(set(stepped_view) | set(atomic_view)):
+        if stepped_view.get(key) != atomic_view.get(key):
+            differences.append(f"{key.decode()}: stepped {stepped_view.get(key)!r}, "
+                               f"atomic {atomic_view.get(key)!r}")
+    return Agreement(wire=driver.wire, command=command, stepped_reply=stepped_reply,
+                     atomic_reply=atomic_text, stepped_now=stepped.now, atomic_now=atomic_now,
+                     rescored=rescored, agree=not differences, differences=tuple(differences))
+
+
+def _run_id(store: StoreLike) -> bytes | None:
+    """The server's run_id, or None where this user may not ask (it only makes the differences easier to read)."""
+    try:
+        return store.run_id()
+    except redis.ResponseError:
+        return None
+
+
+def _atomic_now(queue: str, lease_ms: int, state: dict[bytes, Any], rescored: tuple[str, ...]) -> int | None:
+    """The now the atomic run read: its one shared score less the lease, if every re-scored member has it."""
+    active = state.get(keyspace.queue_key(queue, "active").encode())
+    if not rescored or not isinstance(active, dict):
+        return None
+    scores = {active.get(_b(job_id)) for job_id in rescored}
+    if len(scores) != 1 or None in scores:
+        return None
+    score = scores.pop()
+    assert score is not None
+    return int(score) - lease_ms
+
+
+def _view(state: dict[bytes, Any], now: int | None, rescored: Sequence[str], lease_ms: int,
+          run_id: bytes | None) -> dict[bytes, Any]:
+    """The queue's keys with a re-scored member's now+lease, and the run_id, written symbolically."""
+    moved = {_b(job_id) for job_id in rescored}
+    deadline = None if now is None else now + lease_ms
+    view: dict[bytes, Any] = {}
+    for key, value in state.items():
+        if isinstance(value, dict) and key.endswith(b":active"):
+            value = {member: ("now+lease" if member in moved and int(score) == deadline else int(score))
+                     for member, score in value.items()}
+        elif isinstance(value, dict):
+            value = {name: (b"<run_id>" if run_id is not None and field == run_id else field)
+                     for name, field in value.items()}
+        view[key] = value
+    return view

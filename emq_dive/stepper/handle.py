@@ -1,0 +1,78 @@
+"""The handle (jobs.extend_locks) run against a stand-in wire: what it would send, and how it reads a reply."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from ..echo_mq import jobs, scripts
+from ..echo_mq.scripts import marker_lines
+from .tracing import lines_of
+
+MARKED = frozenset(marker_lines(inspect.getsource(jobs)).values())
+"""The handle's lines that carry an ``@marker``."""
+
+
+class _Captured(Exception):
+    """Raised by the capturing connector once the handle reaches the wire."""
+
+
+class _HandleConnector:
+    """Stands in for the wire while the handle runs: records the call, or answers with a stepped reply."""
+
+    def __init__(self, wire: int, reply: Any = None) -> None:
+        self.wire = wire
+        self.reply = reply
+        self.call: tuple[scripts.Script, list[str], list[str]] | None = None
+
+    def eval(self, script: scripts.Script, keys: Sequence[str], argv: Sequence[str]) -> Any:
+        self.call = (script, list(keys), list(argv))
+        if self.reply is None:
+            raise _Captured
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What the handle hands the wire, and the handle lines that ran to get there."""
+
+    script: scripts.Script
+    keys: tuple[bytes, ...]
+    argv: tuple[bytes, ...]
+    lines: tuple[int, ...]
+
+
+def _b(value: str | bytes) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
+
+
+def capture(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> Sent:
+    """Run the handle up to the wire; nothing reaches the store."""
+    handle = _HandleConnector(wire)
+    with lines_of(jobs.__file__) as seen:
+        try:
+            jobs.extend_locks(handle, queue, list(held), lease_ms)
+        except _Captured:
+            pass
+    if handle.call is None:
+        raise RuntimeError("the handle returned without sending the batch")
+    script, keys, argv = handle.call
+    return Sent(script, tuple(_b(k) for k in keys), tuple(_b(a) for a in argv), tuple(seen))
+
+
+def answer(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int, reply: Any,
+           error: str | None) -> tuple[tuple[int, ...], Any]:
+    """Run the handle again with a run's reply (or error): the lines it runs and what it returns or raises."""
+    connector = _HandleConnector(wire, redis.ResponseError(error) if error is not None else reply)
+    with lines_of(jobs.__file__) as seen:
+        try:
+            result: Any = jobs.extend_locks(connector, queue, list(held), lease_ms)
+        except redis.ResponseError as err:
+            result = err
+    return tuple(seen), result

@@ -1,0 +1,126 @@
+"""Wire 4: the project's own Lua script stepped one member at a time in an embedded Lua, each call sent for real."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+from typing import Any
+
+import redis
+
+from ..echo_mq import scripts
+from ..echo_mq.connector import error_text, raw
+from ..echo_mq.scripts import marker_lines
+from .driver import Batch, Outcome, ReplayMismatch, register, run_atomic
+from .lua_run import LuaRun, Pending
+from .model import NOT_EVALUATED, Call, Member, Step
+from .timeline import is_write
+
+LUA_MARKS = marker_lines(scripts.extend_locks().source)
+
+
+def _cut(lines: list[int]) -> int:
+    """Where the last pass through the loop header starts: a member step begins there."""
+    return max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
+
+
+@register(4)
+class LuaDriver:
+    """Steps extend_locks.lua: step 1 reads the clock and checks member 1, each later step checks one member."""
+
+    wire = 4
+    source = "lua"
+
+    def __init__(self, batch: Batch) -> None:
+        self._batch = batch
+        self.command = (b"EVALSHA", batch.script.sha.encode(), b"2", *batch.keys, *batch.argv)
+        self.count = max(1, len(batch.held))
+        self._run: LuaRun | None = None
+        self._pending: Pending = ("call", 0, [])
+        self._carry: list[int] = []
+
+    def title(self, index: int, done: bool, error: str | None) -> str:
+        held = self._batch.held
+        title = f"member {index} of {len(held)}: {held[index - 1][0]}" if index <= len(held) else \
+            "the script returns"
+        return title + (" · returns" if done and error is None and held else "")
+
+    def marked(self) -> Collection[int]:
+        return LUA_MARKS.values()
+
+    def start(self, recorded: Sequence[Call], position: int) -> None:
+        script = self._batch.script
+        run = self._run = LuaRun(script.source, f"{script.name}.lua", self._batch.keys, self._batch.argv)
+        self._pending = run.advance()
+        lines = run.lines()
+        for call in recorded:
+            kind, _, args = self._pending
+            if kind != "call" or tuple(args) != call.sent:
+                raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
+            self._pending = run.advance(call.reply)
+        lines += run.lines()
+        self._carry = lines[_cut(lines):] if recorded else lines
+
+    def step(self, before: Step) -> Outcome:
+        run = self._run
+        assert run is not None, "start the driver before stepping it"
+        index = before.index + 1
+        calls: list[Call] = []
+        member_started = False
+        lines = list(self._carry)
+        reply: Any = None
+        error: str | None = None
+        while True:
+            kind, line, args = self._pending
+            if kind == "error":
+                error = args
+                break
+            if kind == "done":
+                reply = args
+                break
+            if args[0] == b"HGET":
+                if member_started:
+                    break
+                member_started = True
+            call = self._send(line, args)
+            calls.append(call)
+            self._pending = run.advance(call.reply)
+            lines += run.lines()
+        lines += run.lines()
+        self._carry = []
+        if self._pending[0] == "call":
+            cut = _cut(lines)
+            lines, self._carry = lines[:cut], lines[cut:]
+        members = (self._member(before.members[index - 1], calls, lines),) if member_started else ()
+        failed = tuple(f.decode() for f in run.failed_from(len(before.failed)))
+        return Outcome(tuple(lines), tuple(calls), run.now, reply, error, self._pending[0] != "call",
+                       members, failed)
+
+    def atomic(self) -> tuple[tuple[bytes, ...], Any]:
+        return run_atomic(self._batch, self.wire)
+
+    def _send(self, line: int, args: Sequence[bytes]) -> Call:
+        if is_write(args):
+            self._batch.before_write(args)
+        try:
+            reply = raw(self._batch.store.client, *args)
+        except redis.ResponseError as err:
+            reply = err
+        return Call(self.source, line, tuple(args), reply)
+
+    @staticmethod
+    def _member(member: Member, calls: list[Call], lines: list[int]) -> Member:
+        seen = {call.sent[0]: call for call in calls}
+        attempts = seen[b"HGET"].reply
+        if isinstance(attempts, Exception):
+            return replace(member, ran=True, attempts=error_text(attempts), outcome="error")
+        token_ok = NOT_EVALUATED if attempts is None else attempts == member.token.encode()
+        score = seen[b"ZSCORE"].reply if b"ZSCORE" in seen else NOT_EVALUATED
+        if b"ZADD" in seen:
+            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
+                           outcome="re-scored", reason="live", new_score=int(float(seen[b"ZADD"].sent[2])))
+        if LUA_MARKS["fail"] in lines:
+            reason = "gone" if attempts is None else "stale" if not token_ok else "not-active"
+            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
+                           outcome="failed", reason=reason)
+        return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score)

@@ -1,0 +1,105 @@
+"""Wire 6: the native twin (echo_mq/native.py) stepped probe by probe over a host that sends each call for real."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Collection, Generator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..echo_mq import native
+from ..echo_mq.scripts import marker_lines
+from .driver import Batch, Outcome, ReplayMismatch, register, run_atomic
+from .hosts import ClientHost
+from .model import NOT_EVALUATED, Call, Member, Step
+from .tracing import lines_of
+
+NATIVE_MARKS = frozenset(marker_lines(inspect.getsource(native)).values())
+
+
+@register(6)
+class NativeDriver:
+    """Steps EMQ.EXTENDS's twin: one step per member of the read pass, then one for the write pass."""
+
+    wire = 6
+    source = "native"
+
+    def __init__(self, batch: Batch) -> None:
+        self._batch = batch
+        self.command = (batch.script.native_verb.encode(), b"2", *batch.keys, *batch.argv)
+        self.count = len(batch.held) + 1
+        self._host: ClientHost | None = None
+        self._run: Generator[native.Probe, None, object] | None = None
+
+    def title(self, index: int, done: bool, error: str | None) -> str:
+        held = self._batch.held
+        if index < self.count:
+            return f"member {index} of {len(held)}: {held[index - 1][0]}"
+        return "the write pass: re-score every live member, stamp lease_epoch"
+
+    def marked(self) -> Collection[int]:
+        return NATIVE_MARKS
+
+    def start(self, recorded: Sequence[Call], position: int) -> None:
+        host = self._host = ClientHost(self._batch.store, before_write=self._batch.before_write)
+        self._run = native.extends(host, [b"2", *self._batch.keys, *self._batch.argv])
+        host.replay = list(recorded)
+        for _ in range(position):
+            self._next_probes([])
+        if host.replay:
+            raise ReplayMismatch("the twin stopped before using every recorded reply")
+
+    def step(self, before: Step) -> Outcome:
+        host = self._host
+        assert host is not None, "start the driver before stepping it"
+        host.calls, host.notes = [], []
+        now, reply, error, done = before.now, None, None, False
+        probes: list[native.Probe] = []
+        with lines_of(native.__file__) as lines:
+            try:
+                done, reply = self._next_probes(probes)
+            except native.NativeError as err:
+                error, done = str(err), True
+        latest = list(before.members)
+        changed: list[Member] = []
+        failed: list[str] = []
+        for probe in probes:
+            values: dict[str, Any] = probe.values
+            if probe.marker == "clock":
+                now = values["now"]
+            elif probe.marker == "read-verdict":
+                seen = self._member(latest[values["index"]], values["verdict"])
+                latest[seen.index] = seen
+                changed.append(seen)
+                if seen.outcome == "failed":
+                    failed.append(seen.id)
+            elif probe.marker == "write-epoch":
+                for member in latest:
+                    if member.outcome == "live":
+                        latest[member.index] = replace(member, outcome="re-scored", new_score=values["score"])
+                        changed.append(latest[member.index])
+        return Outcome(tuple(lines), tuple(host.calls), now, reply, error, done, tuple(changed), tuple(failed),
+                       tuple(dict.fromkeys(host.notes)))
+
+    def atomic(self) -> tuple[tuple[bytes, ...], Any]:
+        return run_atomic(self._batch, self.wire)
+
+    def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
+        """Drive the twin through one step (to its next read verdict, or to its reply); say if it returned."""
+        assert self._run is not None
+        while True:
+            try:
+                probe = next(self._run)
+            except StopIteration as stop:
+                return True, stop.value
+            probes.append(probe)
+            if probe.marker == "read-verdict":
+                return False, None
+
+    @staticmethod
+    def _member(member: Member, seen: native.Verdict) -> Member:
+        return replace(
+            member, ran=True, attempts=seen.attempts,
+            token_ok=NOT_EVALUATED if seen.token_ok is None else seen.token_ok,
+            score=NOT_EVALUATED if seen.in_active is None else seen.score,
+            outcome="live" if seen.live else "failed", reason=seen.reason)

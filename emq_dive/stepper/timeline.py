@@ -1,0 +1,111 @@
+"""The run's timeline: each member's states, the failed ids, and the undo log that takes the store back a step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import redis
+
+from ..echo_mq.connector import raw
+from ..stores import snapshot
+from .model import Member, MembersAt, Prefix
+
+READS = frozenset({b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"})
+"""Commands the stepped code sends that write nothing."""
+
+
+def is_write(args: Sequence[bytes]) -> bool:
+    """Whether a command the stepped code sends may change a key."""
+    return args[0].upper() not in READS and len(args) > 1
+
+
+@dataclass(frozen=True)
+class Undo:
+    """What one write replaced: a zset score or a hash field (None when it was absent), or a whole key."""
+
+    kind: str
+    """``zset``, ``hash`` or ``key``."""
+    key: bytes
+    part: bytes = b""
+    """The zset member or the hash field."""
+    old: bytes | None = None
+    entry: snapshot.Entry | None = None
+    """The whole key as it was, for the ``key`` kind (None when it did not exist)."""
+
+
+class Timeline:
+    """Shared by every step of one run through views; steps are numbered from 1, the handle is 0."""
+
+    def __init__(self, client: redis.Redis, held: Sequence[tuple[str, int]]) -> None:
+        self._client = client
+        self._history: list[list[tuple[int, Member]]] = [
+            [(0, Member(i, job_id, str(token)))] for i, (job_id, token) in enumerate(held)]
+        self._touched: list[list[int]] = [[]]
+        self._failed: list[str] = []
+        self._failed_count: list[int] = [0]
+        self._undo: list[list[Undo]] = [[]]
+
+    def members_at(self, step: int) -> MembersAt:
+        """The members as they stood after ``step``."""
+        return MembersAt(self._history, step)
+
+    def failed_at(self, step: int) -> Prefix:
+        """The failed ids as they stood after ``step``."""
+        return Prefix(self._failed, self._failed_count[step])
+
+    def open(self) -> None:
+        """Start recording the next step."""
+        self._undo.append([])
+        self._touched.append([])
+
+    def commit(self, step: int, members: Iterable[Member], failed: Iterable[str]) -> None:
+        """Record the member states and failed ids of ``step``, the one just opened."""
+        for member in members:
+            self._history[member.index].append((step, member))
+            self._touched[step].append(member.index)
+        self._failed.extend(failed)
+        self._failed_count.append(len(self._failed))
+
+    def before_write(self, args: Sequence[bytes]) -> None:
+        """Log what a write is about to replace, read with plain commands, so ``back`` can put exactly that back."""
+        command, key = args[0].upper(), args[1]
+        if command == b"ZADD" and len(args) == 4:
+            undo = Undo("zset", key, args[3], raw(self._client, "ZSCORE", key, args[3]))
+        elif command == b"HSET" and len(args) == 4:
+            undo = Undo("hash", key, args[2], raw(self._client, "HGET", key, args[2]))
+        else:
+            undo = Undo("key", key, entry=snapshot.take_keys(self._client, [key]).get(key))
+        self._undo[-1].append(undo)
+
+    def undo(self, step: int) -> None:
+        """Put back what ``step`` wrote; the timeline keeps its record until ``rewind``."""
+        self.apply(self._undo[step])
+
+    def undo_all(self) -> None:
+        """Put back everything every step wrote, newest first: the store as the handle left it."""
+        self.apply([undo for step in self._undo[1:] for undo in step])
+
+    def apply(self, log: Sequence[Undo]) -> None:
+        """Undo ``log`` newest first in one transaction, with commands a user without ``@dangerous`` may run."""
+        if not log:
+            return
+        with self._client.pipeline(transaction=True) as tx:
+            for undo in reversed(log):
+                if undo.kind == "zset":
+                    tx.zrem(undo.key, undo.part) if undo.old is None else \
+                        tx.execute_command("ZADD", undo.key, undo.old, undo.part)
+                elif undo.kind == "hash":
+                    tx.hdel(undo.key, undo.part) if undo.old is None else tx.hset(undo.key, undo.part, undo.old)
+                else:
+                    snapshot.put(tx, undo.key, undo.entry)
+            tx.execute()
+
+    def rewind(self, step: int) -> None:
+        """Forget what the timeline recorded at ``step``, the last one it holds."""
+        for index in reversed(self._touched.pop(step)):
+            self._history[index].pop()
+        self._undo.pop(step)
+        if len(self._failed_count) > step:
+            self._failed_count.pop(step)
+        del self._failed[self._failed_count[-1]:]
