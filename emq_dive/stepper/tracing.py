@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import CodeType, FrameType
@@ -35,11 +36,15 @@ def _free_tool() -> int | None:
 
 @contextmanager
 def _monitored(tool: int, filename: str) -> Iterator[list[int]]:
-    """sys.monitoring (Python 3.12+): line events for the file's code only, beside every other tool."""
+    """sys.monitoring (Python 3.12+): line events for the file's code only, beside every other tool.
+
+    Monitoring is process-wide, so only the lines this thread runs are kept, as settrace would.
+    """
     mon = _MONITORING
     events = mon.events
     seen: list[int] = []
     watched: set[CodeType] = set()
+    owner = threading.get_ident()
 
     def entered(code: CodeType, offset: int) -> None:
         if code.co_filename == filename and code not in watched:
@@ -47,7 +52,8 @@ def _monitored(tool: int, filename: str) -> Iterator[list[int]]:
             mon.set_local_events(tool, code, events.LINE)
 
     def line(code: CodeType, number: int) -> None:
-        seen.append(number)
+        if threading.get_ident() == owner:
+            seen.append(number)
 
     mon.use_tool_id(tool, "emq-dive lines_of")
     try:
