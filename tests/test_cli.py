@@ -241,6 +241,13 @@ def test_a_bad_option_value_is_one_line_too() -> None:
     assert "--wire" in line and "4, 6" in line
 
 
+@pytest.mark.parametrize("url", ["redis://alice:s3cret@127.0.0.1:1/0", "redis://s3cret@127.0.0.1:1/0"])
+def test_an_unreachable_url_prints_no_user_part(tmp_path: Path, url: str) -> None:
+    line = _refused(emq("batches-03", "--backend", url, "--screenshot", str(tmp_path / "x.svg")))
+    assert "cannot reach redis://***@127.0.0.1:1/0" in line, line
+    assert "alice" not in line and "s3cret" not in line
+
+
 def test_help_says_step_works_in_the_tui_as_well() -> None:
     done = emq("--help")
     step_help = done.stdout[done.stdout.index("--step K "):]
