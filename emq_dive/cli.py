@@ -155,11 +155,15 @@ def run_lesson(argv: Sequence[str]) -> int:
         # a store without the native twin runs wire 4, which has fewer steps
         problem = step_problem(args.step, lesson.id, len(app.session.fates), app.session.wire)
         if problem:
+            if app.session.wire != args.wire:
+                problem += f" (wire {args.wire} is not served here: {store.native_reason})"
             return _fail(problem)
         if args.screenshot is not None:
             try:
                 asyncio.run(save_screenshot(app, args.screenshot))
             except OSError as err:
+                if err.filename is None:
+                    raise
                 return _fail(f"--screenshot: cannot write {args.screenshot}: {err.strerror or err}")
             print(args.screenshot)
             return 0

@@ -111,5 +111,6 @@ def test_a_wire_6_step_on_a_server_without_the_module_is_checked_against_wire_4(
                "--screenshot", str(target))
     line = _refused(done)
     assert "--step 5" in line and "wire 4" in line and "0 (the handle) to 4" in line, line
+    assert "wire 6 is not served here: this server has no EMQ module loaded" in line, line
     assert not target.exists()
     assert not list(client.scan_iter(match="emq:{dive-*"))
