@@ -151,13 +151,14 @@ def run_lesson(argv: Sequence[str]) -> int:
         return _fail(str(err))
     try:
         from .app import make_app, save_screenshot
-        app = make_app(lesson, store, wire=args.wire, step=args.step)
-        # a store without the native twin runs wire 4, which has fewer steps
-        problem = step_problem(args.step, lesson.id, len(app.session.fates), app.session.wire)
+        # a store without the native twin runs the lesson on wire 4, which has fewer steps
+        served = args.wire if args.wire == 4 or store.native else 4
+        problem = step_problem(args.step, lesson.id, len(lesson.batch), served)
         if problem:
-            if app.session.wire != args.wire:
+            if served != args.wire:
                 problem += f" (wire {args.wire} is not served here: {store.native_reason})"
             return _fail(problem)
+        app = make_app(lesson, store, wire=args.wire, step=args.step)
         if args.screenshot is not None:
             try:
                 asyncio.run(save_screenshot(app, args.screenshot))
