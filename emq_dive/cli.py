@@ -5,24 +5,45 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import os
 import signal
 import sys
-from typing import Sequence
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 
 COMMANDS = ("list", "script", "native", "bench")
 USAGE = """\
-emq-dive LESSON [--backend fakeredis|server|URL] [--wire 4|6] [--screenshot FILE.svg [--step K]]
+emq-dive LESSON [--backend fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
 emq-dive list                      the lessons
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
 emq-dive native build              build the EMQ module and print its path
 emq-dive bench [--backend B ...]   per-lease cost: one batch vs N singles vs the native twin"""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"emq-dive: {message} (see: emq-dive --help)\n")
+
+
+def _step_number(text: str) -> int:
+    """``--step``'s value: a whole number from 0, the handle."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a step number (0 is the handle)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0; steps count from 0, the handle")
+    return value
+
+
 def _lesson_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="emq-dive", usage=USAGE,
-                                     description="Step an EchoMQ lesson against a live store.")
+    parser = _Parser(prog="emq-dive", usage=USAGE, description="Step an EchoMQ lesson against a live store.")
     parser.add_argument("--version", action="version", version=f"emq-dive {__version__}")
     parser.add_argument("lesson", help="a lesson id, such as batches-03 (see: emq-dive list)")
     parser.add_argument("--backend", default="fakeredis",
@@ -31,7 +52,9 @@ def _lesson_parser() -> argparse.ArgumentParser:
     parser.add_argument("--wire", type=int, choices=(4, 6), default=4,
                         help="4: EVALSHA the script (default); 6: the native EMQ.EXTENDS")
     parser.add_argument("--screenshot", metavar="FILE.svg", help="write the screen to FILE.svg and exit")
-    parser.add_argument("--step", type=int, default=0, metavar="K", help="with --screenshot: step to K first")
+    parser.add_argument("--step", type=_step_number, default=0, metavar="K",
+                        help="open at step K, in the TUI or the screenshot: 0 is the handle, then one step per "
+                             "member (at least one); wire 6 adds the write pass")
     return parser
 
 
@@ -43,6 +66,56 @@ def _lesson_ids() -> list[str]:
 def _fail(message: str) -> int:
     print(f"emq-dive: {message}", file=sys.stderr)
     return 2
+
+
+NO_FILES_UNDER = ("/proc", "/sys")
+"""Kernel filesystems: a screenshot written there would vanish or be refused."""
+
+
+def output_problem(path: str) -> str | None:
+    """Why the file ``path`` cannot be written, or None; checked before the lesson runs."""
+    if not path:
+        return "the output path is empty"
+    target = Path(os.path.abspath(path))
+    resolved = target.resolve()
+    for root in NO_FILES_UNDER:
+        if resolved.is_relative_to(root):
+            return f"{path} is under {root}, the kernel's own filesystem; write the file elsewhere"
+    if resolved.is_dir():
+        return f"{path} is a directory; give a file in it, such as {Path(path) / 'screen.svg'}"
+    if resolved.exists() and not resolved.is_file():
+        return f"{path} exists and is not a regular file"
+    parent = resolved.parent
+    if not parent.exists():
+        return f"there is no directory {target.parent} to write {target.name} in"
+    if not parent.is_dir():
+        return f"{target.parent} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write in {target.parent} (permission denied)"
+    try:
+        if resolved.exists():
+            with open(resolved, "ab"):
+                pass
+        else:
+            handle, probe = tempfile.mkstemp(dir=parent, prefix=".emq-dive-probe-")
+            os.close(handle)
+            os.unlink(probe)
+    except OSError as err:
+        return f"cannot write {path}: {err.strerror or err}"
+    return None
+
+
+def step_count(members: int, wire: int) -> int:
+    """How many steps follow the handle: one per member (at least one); wire 6 adds its write pass."""
+    return max(1, members) if wire == 4 else members + 1
+
+
+def step_problem(step: int, lesson_id: str, members: int, wire: int) -> str | None:
+    """Why ``--step`` is out of range for this batch on this wire, or None."""
+    last = step_count(members, wire)
+    if step <= last:
+        return None
+    return f"--step {step} is out of range: {lesson_id} on wire {wire} has steps 0 (the handle) to {last}"
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -57,11 +130,17 @@ def _exit_app(app: object, code: int) -> None:
 def run_lesson(argv: Sequence[str]) -> int:
     """Open a lesson in the TUI (or write its screenshot) on the chosen backend."""
     args = _lesson_parser().parse_args(argv)
+    problem = output_problem(args.screenshot) if args.screenshot is not None else None
+    if problem:
+        return _fail(f"--screenshot: {problem}")
     from .lessons import LessonError, load
     try:
         lesson = load(args.lesson)
     except LessonError as err:
         return _fail(str(err))
+    problem = step_problem(args.step, lesson.id, len(lesson.batch), args.wire)
+    if problem:
+        return _fail(problem)
     from .stores import StoreError, open_store
     signal.signal(signal.SIGTERM, _terminate)
     if args.backend == "server":
@@ -72,9 +151,21 @@ def run_lesson(argv: Sequence[str]) -> int:
         return _fail(str(err))
     try:
         from .app import make_app, save_screenshot
+        # a store without the native twin runs the lesson on wire 4, which has fewer steps
+        served = args.wire if args.wire == 4 or store.native else 4
+        problem = step_problem(args.step, lesson.id, len(lesson.batch), served)
+        if problem:
+            if served != args.wire:
+                problem += f" (wire {args.wire} is not served here: {store.native_reason})"
+            return _fail(problem)
         app = make_app(lesson, store, wire=args.wire, step=args.step)
-        if args.screenshot:
-            asyncio.run(save_screenshot(app, args.screenshot))
+        if args.screenshot is not None:
+            try:
+                asyncio.run(save_screenshot(app, args.screenshot))
+            except OSError as err:
+                if err.filename is None:
+                    raise
+                return _fail(f"--screenshot: cannot write {args.screenshot}: {err.strerror or err}")
             print(args.screenshot)
             return 0
         _exit_app(app, 128 + signal.SIGTERM)

@@ -117,10 +117,10 @@ def test_bench_prints_a_table_of_numbers() -> None:
         rows[int(cells[0])] = cells
     assert set(rows) == {1, 10}, done.stdout
     for size, cells in rows.items():
-        for name, cell in zip(columns[1:], cells[1:]):
+        for name, cell in zip(columns[1:], cells[1:], strict=True):
             if cell == "—":
                 continue  # a figure this backend cannot measure
-            value = float(cell.removesuffix("×"))
+            value = float(cell.removesuffix("×"))  # noqa: RUF001 - the bench prints its ratios so
             assert value >= 0, f"{name} at {size}: {cell}"
         batch = float(cells[batch_column])
         assert batch > 0, f"the batch row at {size} has no figure: {cells}"
@@ -131,3 +131,140 @@ def test_bench_with_an_unknown_backend_reports_and_goes_on() -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "nope" in done.stdout and "skipped" in done.stdout
+
+
+# -- bad input at the edges: one line on stderr, exit 2, nothing run or written -----------------------------------
+
+
+def _refused(done: subprocess.CompletedProcess) -> str:
+    """The one line a refused command prints; it fails the test unless the refusal is whole and clean."""
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert not done.stdout, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("emq-dive: ")
+    return lines[0]
+
+
+def _nothing_ran(tmp: Path) -> dict[str, str]:
+    """An environment whose TMPDIR is ``tmp``: a spawned server's work dir would appear there."""
+    tmp.mkdir(exist_ok=True)
+    return {"TMPDIR": str(tmp)}
+
+
+def _bad_outputs(tmp_path: Path) -> dict[str, tuple[str, str]]:
+    """Each kind of bad --screenshot path, and a word its refusal must contain."""
+    (tmp_path / "a-file").write_text("x")
+    os.mkfifo(tmp_path / "a-fifo.svg")
+    (tmp_path / "a-dir").mkdir()
+    (tmp_path / "a-link.svg").symlink_to(tmp_path / "a-dir")
+    return {
+        "missing dir": ("/nonexistent-dir/x.svg", "no directory"),
+        "missing dir here": (str(tmp_path / "gone" / "x.svg"), "no directory"),
+        "proc": ("/proc/x.svg", "/proc"),
+        "proc of a process": ("/proc/self/x.svg", "/proc"),
+        "sys": ("/sys/kernel/x.svg", "/sys"),
+        "directory": (str(tmp_path / "a-dir"), "directory"),
+        "directory with slash": (str(tmp_path / "a-dir") + "/", "directory"),
+        "link to a directory": (str(tmp_path / "a-link.svg"), "directory"),
+        "under a file": (str(tmp_path / "a-file" / "x.svg"), "not a directory"),
+        "a fifo": (str(tmp_path / "a-fifo.svg"), "not a regular file"),
+        "empty": ("", "empty"),
+    }
+
+
+BAD_OUTPUTS = ["missing dir", "missing dir here", "proc", "proc of a process", "sys", "directory",
+               "directory with slash", "link to a directory", "under a file", "a fifo", "empty"]
+
+
+@pytest.mark.parametrize("kind", BAD_OUTPUTS)
+def test_a_screenshot_path_that_cannot_be_written_is_refused_before_anything_runs(tmp_path: Path, kind: str) -> None:
+    path, word = _bad_outputs(tmp_path)[kind]
+    env = _nothing_ran(tmp_path / "tmp")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    done = emq("batches-03", "--backend", "server", "--screenshot", path, env=env)
+    line = _refused(done)
+    assert "--screenshot" in line and word in line, line
+    assert "starting server" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert not list((tmp_path / "a-dir").iterdir())
+    assert not list((tmp_path / "tmp").iterdir()), "a server was spawned for a screenshot that cannot be written"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any directory, so none is read-only to it")
+def test_a_screenshot_into_a_read_only_directory_is_refused(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        line = _refused(emq("batches-03", "--screenshot", str(locked / "x.svg")))
+    finally:
+        locked.chmod(0o755)
+    assert "cannot write" in line and str(locked) in line
+    assert not list(locked.iterdir())
+
+
+@pytest.mark.parametrize("wire, last", [("4", 4), ("6", 5)])
+def test_the_last_step_of_each_wire_is_accepted_and_the_probe_leaves_only_the_screenshot(
+        tmp_path: Path, wire: str, last: int) -> None:
+    target = tmp_path / "x.svg"
+    done = emq("batches-03", "--wire", wire, "--step", str(last), "--screenshot", str(target))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(target)
+    assert [p.name for p in tmp_path.iterdir()] == ["x.svg"]
+    assert target.read_text("utf-8").lstrip().startswith("<svg")
+
+
+@pytest.mark.parametrize("wire, step, last", [("4", "999", 4), ("4", "5", 4), ("6", "6", 5)])
+def test_a_step_past_the_end_names_the_range_before_anything_runs(tmp_path: Path, wire: str, step: str,
+                                                                 last: int) -> None:
+    target = tmp_path / "x.svg"
+    done = emq("batches-03", "--backend", "server", "--wire", wire, "--step", step, "--screenshot", str(target),
+               env=_nothing_ran(tmp_path / "tmp"))
+    line = _refused(done)
+    assert f"--step {step}" in line and f"wire {wire}" in line and f"0 (the handle) to {last}" in line, line
+    assert "starting server" not in done.stderr
+    assert not list((tmp_path / "tmp").iterdir())
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("step, word", [("-1", "below 0"), ("-999", "below 0"), ("x", "not a step number"),
+                                        ("1.5", "not a step number")])
+def test_a_step_that_is_no_step_number_is_a_one_line_usage_error(step: str, word: str) -> None:
+    line = _refused(emq("batches-03", "--step", step))
+    assert "--step" in line and word in line and "emq-dive --help" in line, line
+
+
+def test_a_bad_option_value_is_one_line_too() -> None:
+    line = _refused(emq("batches-03", "--wire", "5"))
+    assert "--wire" in line and "4, 6" in line
+
+
+@pytest.mark.parametrize("url", ["redis://alice:s3cret@127.0.0.1:1/0", "redis://s3cret@127.0.0.1:1/0"])
+def test_an_unreachable_url_prints_no_user_part(tmp_path: Path, url: str) -> None:
+    line = _refused(emq("batches-03", "--backend", url, "--screenshot", str(tmp_path / "x.svg")))
+    assert "cannot reach redis://***@127.0.0.1:1/0" in line, line
+    assert "alice" not in line and "s3cret" not in line
+
+
+def test_help_says_step_works_in_the_tui_as_well() -> None:
+    done = emq("--help")
+    step_help = done.stdout[done.stdout.index("--step K "):]
+    assert "TUI" in step_help and "with --screenshot:" not in done.stdout
+    assert "[--screenshot FILE.svg [--step K]]" not in done.stdout
+
+
+@pytest.mark.parametrize("batch", [[], ["live"], ["live", "stale"], ["live", "stale", "live", "reaped"]])
+@pytest.mark.parametrize("wire", [4, 6])
+def test_the_step_range_the_cli_checks_is_the_one_the_stepper_walks(fake_store, batch: list[str],
+                                                                    wire: int) -> None:
+    from emq_dive import fates
+    from emq_dive.cli import step_count
+    from emq_dive.stepper import Stepper
+    held = fates.build_batch(fake_store, batch, 30_000, 10_000).held
+    stepper = Stepper(fake_store, held, 30_000, wire=wire)
+    assert stepper.count == step_count(len(batch), wire)
+    while not stepper.finished:
+        stepper.forward()
+    assert stepper.position == step_count(len(batch), wire)

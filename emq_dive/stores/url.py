@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 
 from ..echo_mq.connector import raw
 from . import Store, StoreError
 
+_SECRET_FIELDS = ("password", "username")
+
 
 def masked(url: str) -> str:
-    """The URL with any password, in the user part or the query, replaced by ``***``."""
+    """The URL with its whole user part, and any password or username in the query, replaced by ``***``."""
     parts = urlsplit(url)
     netloc = parts.netloc
     if "@" in netloc:
-        userinfo, host = netloc.rsplit("@", 1)
-        if ":" in userinfo:
-            netloc = userinfo.split(":", 1)[0] + ":***@" + host
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
     query = "&".join(
-        f"{name}=***" if name.lower() == "password" else pair
+        f"{name}=***" if name.lower() in _SECRET_FIELDS else pair
         for pair in parts.query.split("&") if pair
         for name in [pair.split("=", 1)[0]])
     if netloc != parts.netloc:
@@ -29,13 +29,56 @@ def masked(url: str) -> str:
     return url
 
 
+def _credentials(url: str) -> tuple[str, str]:
+    """The user name and password the URL gives, in its user part or its query ('' where it gives none)."""
+    parts = urlsplit(url)
+    query = {name.lower(): values[-1] for name, values in parse_qs(parts.query).items()}
+    return (unquote(parts.username or "") or query.get("username", ""),
+            unquote(parts.password or "") or query.get("password", ""))
+
+
+def _password_forms(url: str) -> str:
+    """The two ways this URL could carry a password, with placeholders instead of any secret."""
+    parts = urlsplit(url)
+    where = parts.netloc.rsplit("@", 1)[-1] + parts.path
+    return f"{parts.scheme}://:PASSWORD@{where} or {parts.scheme}://USER:PASSWORD@{where}"
+
+
+def _refusal(url: str) -> str:
+    """What to tell a user whose server refused the URL's credentials, or asked for some it did not give."""
+    user, password = _credentials(url)
+    forms = _password_forms(url)
+    if password:
+        given = "user name and password" if user else "password"
+        return f"authentication failed at {masked(url)}: the server refused the {given}; a URL carries them as {forms}"
+    if user:
+        return (f"authentication failed at {masked(url)}: the URL gives only a user name (a word before @ with no "
+                f"colon is a user name, not a password); give a password as {forms}")
+    return f"the server at {masked(url)} needs a password: give it as {forms}"
+
+
+def _scrubbed(text: str, url: str) -> str:
+    """``text`` with the URL's user name and password blanked, should an error ever echo them."""
+    for secret in _credentials(url):
+        if len(secret) >= 3:
+            text = text.replace(secret, "***")
+    return text
+
+
 def open_url(url: str, queue: str) -> Store:
     """Connect to ``url``; never FLUSH, write only under ``emq:{<queue>}:``."""
     try:
         client = redis.Redis.from_url(url)
+    except ValueError as err:
+        raise StoreError(f"cannot use {masked(url)}: {_scrubbed(str(err), url)}") from None
+    try:
         client.ping()
-    except (redis.RedisError, ValueError) as err:
-        raise StoreError(f"cannot reach {masked(url)}: {err}") from None
+    except redis.AuthenticationError:
+        client.close()
+        raise StoreError(_refusal(url)) from None
+    except redis.RedisError as err:
+        client.close()
+        raise StoreError(f"cannot reach {masked(url)}: {_scrubbed(str(err), url)}") from None
     native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
     store = Store(client=client, kind="url", description=masked(url), queue=queue, native=native,
                   native_reason="" if native else "this server has no EMQ module loaded "
