@@ -137,7 +137,10 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
             _stop(proc)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    store.pid = proc.pid  # type: ignore[attr-defined]
-    store._closers += [lambda: shutil.rmtree(workdir, ignore_errors=True), lambda: _stop(proc), client.close]
+    store.pid = proc.pid
+    # closers run newest first: the client, then the server, then its directory
+    store.on_close(lambda: shutil.rmtree(workdir, ignore_errors=True))
+    store.on_close(lambda: _stop(proc))
+    store.on_close(client.close)
     atexit.register(store.close)
     return store
