@@ -271,6 +271,27 @@ def test_rows_the_user_may_not_read_refuse_the_read(server, admin):
                       password="pw-blind") == []
 
 
+NO_HSET_ACL = ["on", ">pw-nohset", "~emq:*", "+@all", "-hset"]
+NO_HGET_ACL = ["on", ">pw-nohget", "~emq:*", "+@all", "-hget"]
+
+
+@pytest.mark.parametrize(("name", "acl", "refused"), [("nohset", NO_HSET_ACL, "write"),
+                                                      ("nohget", NO_HGET_ACL, "read")])
+def test_a_user_denied_the_command_is_refused_as_acl_dryrun_predicts(server, admin, name, acl, refused):
+    """Every key is allowed, the command is not: the module decides as ACL DRYRUN of HGET / HSET does."""
+    assert admin.call("ACL", "SETUSER", name, "reset", *acl) == b"OK"
+    password = acl[1][1:]
+    expected = Err(f"NOPERM EMQ.EXTENDS may not {refused} a job row")
+    assert both_twins(server, admin, "EMQ.EXTENDS", BATCH_FATES["mixed"], user=name, password=password) == expected
+    assert both_twins(server, admin, "EMQ.EXTEND", SINGLE_FATES["live"], user=name,
+                      password=password) == Err(f"NOPERM EMQ.EXTEND may not {refused} a job row")
+    # nothing live leaves nothing to write: only the reader's refusal remains
+    nothing_live = both_twins(server, admin, "EMQ.EXTENDS", BATCH + [LEASE, b"gone", b"1", b"stale", b"1"],
+                              user=name, password=password)
+    assert nothing_live == (Err("NOPERM EMQ.EXTENDS may not read a job row") if refused == "read"
+                            else [b"gone", b"stale"])
+
+
 def test_a_script_calling_the_module_runs_as_its_caller(server, admin):
     _seed(admin, 0)
     admin.call("ACL", "SETUSER", "reader", "reset", *READER_ACL)
