@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -35,46 +33,25 @@ def _arg(value: Any) -> bytes:
     raise TypeError(f"cannot send {value!r} on the wire")
 
 
-# redis-py cuts these classes' word off the message; 8.0 on keeps it as ``status_code``, older releases drop it
-_CLASS_WORDS: tuple[tuple[type[redis.RedisError], str], ...] = (
-    (redis.exceptions.NoScriptError, "NOSCRIPT"),
-    (redis.exceptions.NoPermissionError, "NOPERM"),
-    (redis.exceptions.ReadOnlyError, "READONLY"),
-    (redis.exceptions.ExecAbortError, "EXECABORT"),
-    (redis.exceptions.BusyLoadingError, "LOADING"),
-    (redis.exceptions.OutOfMemoryError, "OOM"),
-    (redis.exceptions.ModuleError, "ERR"),
-)
-
-
 def error_text(err: BaseException) -> str:
     """The error's exact wire text, class word included."""
-    code = getattr(err, "status_code", None)
-    if not code:
-        code = next((word for kind, word in _CLASS_WORDS if isinstance(err, kind)), None)
+    code = getattr(err, "status_code", None)  # the class word redis-py cuts off the message, kept since 7.2
     return f"{code} {err}" if code else str(err)
 
 
 def _as_sent(reply: Any) -> Any:
     """A reply as RESP2 carries it: the embedded store hands back scores as floats, a server as bulk strings."""
     if isinstance(reply, float):
-        return (str(int(reply)) if reply.is_integer() else "%.17g" % reply).encode()
+        return (str(int(reply)) if reply.is_integer() else f"{reply:.17g}").encode()
     if isinstance(reply, list):
         return [_as_sent(item) for item in reply]
     return reply
 
 
-@functools.cache
-def _pool_wants_command_name(pool_type: type) -> bool:
-    """Whether ``get_connection`` needs the command's name: redis-py 5.0-5.2 require it, 5.3 on deprecate it."""
-    param = inspect.signature(pool_type.get_connection).parameters.get("command_name")
-    return param is not None and param.default is inspect.Parameter.empty
-
-
 def raw(client: redis.Redis, *args: Any) -> Any:
     """Send one command and return the server's reply as parsed, with no client-side reshaping."""
     pool = client.connection_pool
-    conn = pool.get_connection(args[0]) if _pool_wants_command_name(type(pool)) else pool.get_connection()
+    conn = pool.get_connection()
     try:
         conn.send_command(*args)
         return _as_sent(conn.read_response())
