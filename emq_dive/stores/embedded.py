@@ -6,7 +6,7 @@ import inspect
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import fakeredis
 
@@ -97,9 +97,11 @@ class _SocketHost:
 class EchoSocket(FakeSocket):
     """A fakeredis connection that also knows EMQ.EXTEND and EMQ.EXTENDS, and reads TIME from the server's clock."""
 
-    _NATIVE = {
-        "emq.extends": Signature("emq.extends", "_emq_extends", (), (bytes,), flags="w"),
-        "emq.extend": Signature("emq.extend", "_emq_extend", (), (bytes,), flags="w"),
+    _server: EchoServer
+    # fakeredis annotates ``fixed`` as a one-item tuple; it takes any tuple of argument types, the empty one included
+    _NATIVE: ClassVar[dict[str, Signature]] = {
+        "emq.extends": Signature("emq.extends", "_emq_extends", (), (bytes,), flags="w"),  # type: ignore[arg-type]
+        "emq.extend": Signature("emq.extend", "_emq_extend", (), (bytes,), flags="w"),  # type: ignore[arg-type]
     }
 
     def _name_to_func(self, cmd_name: str) -> tuple[Callable[..., Any] | None, Signature]:
@@ -129,7 +131,7 @@ class EchoConnection(fakeredis.FakeRedisConnection):
     """A fakeredis client connection whose socket is an EchoSocket."""
 
     def _connect(self) -> EchoSocket:
-        if not self._server.connected:
+        if self._server is None or not self._server.connected:
             raise self._connection_error_class("connection closed")
         return EchoSocket(self._server, client_class=self._client_class, db=self.db,
                           lua_modules=self._lua_modules, client_info=self._client_info)
