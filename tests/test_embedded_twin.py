@@ -14,8 +14,7 @@ from packaging.version import Version
 
 from emq_dive.echo_mq import keyspace, scripts
 from emq_dive.echo_mq.connector import Connector, raw
-from emq_dive.stores import StoreError, open_store
-from emq_dive.stores import embedded
+from emq_dive.stores import StoreError, embedded, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = 30_000
