@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 import redis
-
 from conftest import require_native
+
 from emq_dive.echo_mq import keyspace, scripts
 from emq_dive.echo_mq.connector import Connector, error_text, raw
 from emq_dive.stores import Store
