@@ -175,6 +175,7 @@ DRIVER = textwrap.dedent("""
         def run(self):
             print("READY", self.store.pid, flush=True)
             if mode == "raise":
+                sys.stdin.readline()  # the test has seen the server up: raise now
                 raise RuntimeError("boom inside the app")
             if mode == "quit":
                 sys.stdin.readline()
@@ -261,6 +262,8 @@ def test_sigterm_stops_the_server(tmp_path: Path) -> None:
 def test_exception_inside_the_app_stops_the_server(tmp_path: Path) -> None:
     proc, tmpdir, lines = _start_driver(tmp_path, "raise")
     servers = _ready(proc, tmpdir, lines)
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
     code, err = _finish(proc)
     assert code != 0
     assert "boom inside the app" in err
