@@ -24,3 +24,9 @@ def test_an_err_reply_keeps_its_class_word(fake_store: Store) -> None:
         assert error_text(err) == "ERR EMQ.EXTENDS numkeys must be 2"
     else:
         raise AssertionError("EMQ.EXTENDS with numkeys 3 must be refused")
+
+
+def test_redis_py_packs_and_parses_with_hiredis() -> None:
+    from redis.utils import HIREDIS_AVAILABLE
+
+    assert HIREDIS_AVAILABLE, "hiredis>=3.2 is a runtime dependency: redis-py should pack and parse in C with it"
