@@ -3,13 +3,18 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench tui-bench snapshots clean
+.PHONY: run test lint bench tui-bench snapshots clean
 
 run: $(VENV)/.run
 	$(BIN)/emq-dive batches-03
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
+
+# ruff (rules chosen in pyproject.toml) over the checkout, then mypy over emq_dive/
+lint: $(VENV)/.test
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: $(VENV)/.run
 	$(BIN)/emq-dive bench

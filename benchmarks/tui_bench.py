@@ -4,8 +4,8 @@ Run ``python benchmarks/tui_bench.py``; it prints, it does not assert. ``--root 
 checkout of the project (an older commit, say) with this same script, so two trees compare like for like.
 
 "Painted" means a compositor refresh of the screen (what a terminal would be sent; headless, the frame is
-still composed in full). Each figure is the time of the last paint a key press caused that changed a cell on screen, taken
-from a hook on the screen's refresh, so the waiting loop's own granularity never enters the figure.
+still composed in full). Each figure is the time of the last paint a key press caused that changed a cell on
+screen, taken from a hook on the screen's refresh, so the waiting loop's own granularity never enters the figure.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def startup(first: str, second: str, runs: int = 11) -> tuple[list[float], list[
         a_rows.append(a)
         b_rows.append(b)
         ratios.append(b[0] / a[0])
-    medians = [[statistics.median(column) for column in zip(*rows)] for rows in (a_rows, b_rows)]
+    medians = [[statistics.median(column) for column in zip(*rows, strict=True)] for rows in (a_rows, b_rows)]
     return medians[0], medians[1], statistics.median(ratios)
 
 
@@ -136,7 +136,7 @@ class PaintClock:
         screen._compositor_refresh = painted
 
     async def settle(self, app: Any, quiet: float = 0.05) -> float:
-        """Wait until nothing is left to draw for ``quiet`` seconds; the time of the last paint that changed the screen."""
+        """Wait until nothing is left to draw for ``quiet`` seconds; return when the last screen-changing paint came."""
         screen = app.screen
         mark = time.perf_counter()
         while True:
@@ -227,7 +227,8 @@ def main() -> None:
           f"every pane filled and idle: {settled * 1000:.0f} ms")
     for batch in (None, ("live", "stale", "live", "reaped") * 250):
         median, worst, size = asyncio.run(step_latency(batch))
-        print(f"key → step painted, {size} members: median {median:.1f} ms, worst {worst:.1f} ms (goal: median ≤ 16 ms)")
+        print(f"key → step painted, {size} members: median {median:.1f} ms, worst {worst:.1f} ms "
+              "(goal: median ≤ 16 ms)")
     if not args.skip_big:
         big = asyncio.run(big_batch())
         print("10,000 members: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"

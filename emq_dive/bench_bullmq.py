@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .stores import Store
 
 
-async def _per_lease(store: Any, sizes: Sequence[int], repeats: int) -> dict[int, float]:
+async def _per_lease(store: Store, sizes: Sequence[int], repeats: int) -> dict[int, float]:
     from bullmq.redis_connection import RedisConnection
     from bullmq.scripts import Scripts
 
@@ -22,7 +26,7 @@ async def _per_lease(store: Any, sizes: Sequence[int], repeats: int) -> dict[int
             ids = [f"B{i:05d}" for i in range(size)]
             tokens = [f"token-{i}" for i in range(size)]
             with store.client.pipeline(transaction=False) as pipe:
-                for job_id, token in zip(ids, tokens):
+                for job_id, token in zip(ids, tokens, strict=True):
                     pipe.set(f"emq:{{{store.queue}}}:bull:{job_id}:lock", token, px=30_000)
                 pipe.execute()
             best = float("inf")
@@ -38,7 +42,7 @@ async def _per_lease(store: Any, sizes: Sequence[int], repeats: int) -> dict[int
     return out
 
 
-def report(store: Any, sizes: Sequence[int], repeats: int = 3) -> None:
+def report(store: Store, sizes: Sequence[int], repeats: int = 3) -> None:
     """Print BullMQ's per-lease cost beside ours, or say why it was not measured."""
     if store.kind == "fakeredis":
         print("  BullMQ extendJobLocks: not measured on the embedded store (it needs a real server)")

@@ -1,4 +1,4 @@
-"""Shared fixtures: a frozen embedded store, and a real server that runs in CI and skips elsewhere only with a reason."""
+"""Shared fixtures: a frozen embedded store, and a real server that runs in CI and skips elsewhere only with cause."""
 
 from __future__ import annotations
 

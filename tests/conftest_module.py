@@ -146,7 +146,7 @@ SERVERS = {"redis-server": server_binary, "valkey-server": valkey_binary}
 def spawn(module: Path | None, *, extra: Sequence[str] = (), env: dict[str, str] | None = None,
           prefix: Sequence[str] = (), start_seconds: float = START_SECONDS,
           binary: str | None = None) -> Iterator[Server]:
-    """Run a server (redis-server unless ``binary`` names another), optionally loading the module, and always stop it."""
+    """Run a server (redis-server unless ``binary`` names another), maybe loading the module; always stop it."""
     binary = binary or server_binary()
     password = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="emq-module-") as tmp:
@@ -270,10 +270,10 @@ def snapshot(conn: Raw, pattern: bytes = b"*") -> dict[bytes, object]:
         kind = conn.call("TYPE", key)
         if kind == b"hash":
             flat = conn.call("HGETALL", key)
-            out[key] = ("hash", dict(zip(flat[::2], flat[1::2])))
+            out[key] = ("hash", dict(zip(flat[::2], flat[1::2], strict=True)))
         elif kind == b"zset":
             flat = conn.call("ZRANGE", key, 0, -1, "WITHSCORES")
-            out[key] = ("zset", {m: float(s) for m, s in zip(flat[::2], flat[1::2])})
+            out[key] = ("zset", {m: float(s) for m, s in zip(flat[::2], flat[1::2], strict=True)})
         elif kind == b"string":
             out[key] = ("string", conn.call("GET", key))
         else:

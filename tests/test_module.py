@@ -42,19 +42,19 @@ def single(job_id: bytes, token: bytes, lease: bytes = LEASE) -> list[bytes]:
 
 
 BATCH_FATES = {
-    "live": BATCH + [LEASE, b"live", b"1"],
-    "row gone": BATCH + [LEASE, b"gone", b"1"],
-    "stale token": BATCH + [LEASE, b"stale", b"1"],
-    "pending not active": BATCH + [LEASE, b"pend", b"1"],
-    "lane job": BATCH + [LEASE, b"lane", b"3"],
-    "duplicate ids": BATCH + [LEASE, b"live", b"1", b"live", b"1", b"stale", b"1", b"stale", b"1"],
-    "mixed": BATCH + [LEASE, b"live", b"1", b"gone", b"1", b"stale", b"1", b"pend", b"1",
-                      b"lane", b"3", b"live2", b"7"],
-    "wrongtype row mid-batch": BATCH + [LEASE, b"live", b"1", b"wrong", b"1", b"lane", b"3"],
+    "live": [*BATCH, LEASE, b"live", b"1"],
+    "row gone": [*BATCH, LEASE, b"gone", b"1"],
+    "stale token": [*BATCH, LEASE, b"stale", b"1"],
+    "pending not active": [*BATCH, LEASE, b"pend", b"1"],
+    "lane job": [*BATCH, LEASE, b"lane", b"3"],
+    "duplicate ids": [*BATCH, LEASE, b"live", b"1", b"live", b"1", b"stale", b"1", b"stale", b"1"],
+    "mixed": [*BATCH, LEASE, b"live", b"1", b"gone", b"1", b"stale", b"1", b"pend", b"1", b"lane", b"3",
+              b"live2", b"7"],
+    "wrongtype row mid-batch": [*BATCH, LEASE, b"live", b"1", b"wrong", b"1", b"lane", b"3"],
     "wrongtype active": [b"2", b"emq:{w}:active", b"emq:{w}:", LEASE, b"x", b"1"],
     "wrongtype active unreached": [b"2", b"emq:{w}:active", b"emq:{w}:", LEASE, b"x", b"9"],
-    "unpaired trailing id": BATCH + [LEASE, b"live", b"1", b"gone"],
-    "empty batch": BATCH + [LEASE],
+    "unpaired trailing id": [*BATCH, LEASE, b"live", b"1", b"gone"],
+    "empty batch": [*BATCH, LEASE],
     "no args": [],
     "numkeys 3": [b"3", ACTIVE, Q, LEASE, b"live", b"1"],
     "numkeys 02": [b"02", ACTIVE, Q, LEASE, b"live", b"1"],
@@ -62,17 +62,17 @@ BATCH_FATES = {
     "three args": BATCH,
     "keys of another base": [b"2", ACTIVE, b"emq:{other}:", LEASE, b"live", b"1"],
     "active misspelt": [b"2", Q + b"activ", Q, LEASE, b"live", b"1"],
-    "lease 0": BATCH + [b"0", b"live", b"1"],
-    "lease -5": BATCH + [b"-5", b"live", b"1"],
-    "lease abc": BATCH + [b"abc", b"live", b"1"],
-    "lease 05": BATCH + [b"05", b"live", b"1"],
-    "lease +5": BATCH + [b"+5", b"live", b"1"],
-    "lease with space": BATCH + [b"5 ", b"live", b"1"],
-    "lease 2**63-1 out of range": BATCH + [str(2**63 - 1).encode(), b"live", b"1"],
-    "lease 2**63": BATCH + [str(2**63).encode(), b"live", b"1"],
-    "lease 20 digits": BATCH + [b"9" * 20, b"live", b"1"],
-    "lease that fits": BATCH + [b"1", b"live", b"1"],
-    "lease near the top": BATCH + [str(2**62).encode(), b"live", b"1"],
+    "lease 0": [*BATCH, b"0", b"live", b"1"],
+    "lease -5": [*BATCH, b"-5", b"live", b"1"],
+    "lease abc": [*BATCH, b"abc", b"live", b"1"],
+    "lease 05": [*BATCH, b"05", b"live", b"1"],
+    "lease +5": [*BATCH, b"+5", b"live", b"1"],
+    "lease with space": [*BATCH, b"5 ", b"live", b"1"],
+    "lease 2**63-1 out of range": [*BATCH, str(2 ** 63 - 1).encode(), b"live", b"1"],
+    "lease 2**63": [*BATCH, str(2 ** 63).encode(), b"live", b"1"],
+    "lease 20 digits": [*BATCH, b"9" * 20, b"live", b"1"],
+    "lease that fits": [*BATCH, b"1", b"live", b"1"],
+    "lease near the top": [*BATCH, str(2 ** 62).encode(), b"live", b"1"],
 }
 
 SINGLE_FATES = {
@@ -86,10 +86,10 @@ SINGLE_FATES = {
     "row of another id": [b"2", ACTIVE, Q + b"job:live", LEASE, b"live2", b"7"],
     "active misspelt": [b"2", Q + b"activx", Q + b"job:live", LEASE, b"live", b"1"],
     "five args": single(b"live", b"1")[:5],
-    "seven args": single(b"live", b"1") + [b"extra"],
-    "eight args": single(b"live", b"1") + [b"extra", b"more"],
+    "seven args": [*single(b"live", b"1"), b"extra"],
+    "eight args": [*single(b"live", b"1"), b"extra", b"more"],
     "no args": [],
-    "numkeys 1": [b"1"] + single(b"live", b"1")[1:],
+    "numkeys 1": [b"1", *single(b"live", b"1")[1:]],
     "lease 0": single(b"live", b"1", b"0"),
     "lease 05": single(b"live", b"1", b"05"),
     "lease 2**63-1 out of range": single(b"live", b"1", str(2**63 - 1).encode()),
@@ -244,7 +244,7 @@ def test_read_only_rows_refuse_the_writes_but_not_the_script(server, admin):
                        password="pw-reader")
     assert reply == Err("NOPERM EMQ.EXTENDS may not write a job row")
     # with nothing live there is nothing to write, so the reader gets the failed ids
-    reply = both_twins(server, admin, "EMQ.EXTENDS", BATCH + [LEASE, b"gone", b"1", b"stale", b"1"],
+    reply = both_twins(server, admin, "EMQ.EXTENDS", [*BATCH, LEASE, b"gone", b"1", b"stale", b"1"],
                        user="reader", password="pw-reader")
     assert reply == [b"gone", b"stale"]
 
@@ -269,6 +269,27 @@ def test_rows_the_user_may_not_read_refuse_the_read(server, admin):
     assert reply == Err("NOPERM EMQ.EXTENDS may not read a job row")
     assert both_twins(server, admin, "EMQ.EXTENDS", BATCH_FATES["empty batch"], user="blind",
                       password="pw-blind") == []
+
+
+NO_HSET_ACL = ["on", ">pw-nohset", "~emq:*", "+@all", "-hset"]
+NO_HGET_ACL = ["on", ">pw-nohget", "~emq:*", "+@all", "-hget"]
+
+
+@pytest.mark.parametrize(("name", "acl", "refused"), [("nohset", NO_HSET_ACL, "write"),
+                                                      ("nohget", NO_HGET_ACL, "read")])
+def test_a_user_denied_the_command_is_refused_as_acl_dryrun_predicts(server, admin, name, acl, refused):
+    """Every key is allowed, the command is not: the module decides as ACL DRYRUN of HGET / HSET does."""
+    assert admin.call("ACL", "SETUSER", name, "reset", *acl) == b"OK"
+    password = acl[1][1:]
+    expected = Err(f"NOPERM EMQ.EXTENDS may not {refused} a job row")
+    assert both_twins(server, admin, "EMQ.EXTENDS", BATCH_FATES["mixed"], user=name, password=password) == expected
+    assert both_twins(server, admin, "EMQ.EXTEND", SINGLE_FATES["live"], user=name,
+                      password=password) == Err(f"NOPERM EMQ.EXTEND may not {refused} a job row")
+    # nothing live leaves nothing to write: only the reader's refusal remains
+    nothing_live = both_twins(server, admin, "EMQ.EXTENDS", [*BATCH, LEASE, b"gone", b"1", b"stale", b"1"],
+                              user=name, password=password)
+    assert nothing_live == (Err("NOPERM EMQ.EXTENDS may not read a job row") if refused == "read"
+                            else [b"gone", b"stale"])
 
 
 def test_a_script_calling_the_module_runs_as_its_caller(server, admin):

@@ -22,7 +22,7 @@ CHUNK = 500
 def outside_state(conn) -> dict[bytes, bytes]:
     """DUMP of every key outside the fuzzed queue."""
     keys = [k for k in conn.call("KEYS", "*") if not k.startswith(FUZZ_Q)]
-    return dict(zip(keys, conn.pipeline([["DUMP", k] for k in keys])))
+    return dict(zip(keys, conn.pipeline([["DUMP", k] for k in keys]), strict=False))
 
 
 def queue_shape(conn) -> dict[bytes, object]:

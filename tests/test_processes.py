@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import require_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,6 +175,7 @@ DRIVER = textwrap.dedent("""
         def run(self):
             print("READY", self.store.pid, flush=True)
             if mode == "raise":
+                sys.stdin.readline()  # the test has seen the server up: raise now
                 raise RuntimeError("boom inside the app")
             if mode == "quit":
                 sys.stdin.readline()
@@ -244,7 +244,7 @@ def test_sigint_stops_the_server(tmp_path: Path) -> None:
     proc, tmpdir, lines = _start_driver(tmp_path, "block")
     servers = _ready(proc, tmpdir, lines)
     proc.send_signal(signal.SIGINT)
-    code, err = _finish(proc)
+    code, _err = _finish(proc)
     assert code != 0
     _assert_no_orphan(tmpdir, servers)
 
@@ -262,6 +262,8 @@ def test_sigterm_stops_the_server(tmp_path: Path) -> None:
 def test_exception_inside_the_app_stops_the_server(tmp_path: Path) -> None:
     proc, tmpdir, lines = _start_driver(tmp_path, "raise")
     servers = _ready(proc, tmpdir, lines)
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
     code, err = _finish(proc)
     assert code != 0
     assert "boom inside the app" in err
@@ -421,8 +423,8 @@ def test_sigterm_in_the_tui_prints_no_traceback(tmp_path: Path) -> None:
     for _ in range(3):  # the traceback depends on timing: try a few times
         term = _Terminal(tmpdir)
         try:
-            _poll(lambda: b"Batch" in term.screen or term.proc.poll() is not None, "the app's first frame",
-                  seconds=30)
+            _poll(lambda term=term: b"Batch" in term.screen or term.proc.poll() is not None,
+                  "the app's first frame", seconds=30)
             servers = {pid: _stat(pid)[2] for pid in _server_children(term.proc.pid)}
             assert term.proc.poll() is None and servers, "the app is up, with its server, when SIGTERM comes"
             term.proc.send_signal(signal.SIGTERM)

@@ -76,7 +76,7 @@ def setup(store: Any, spec: Spec) -> list[tuple[str, int]]:
     fates.reset(store)
     tokens = [fates.prepare(store.client, store.queue, fates.job_id(i), key, CLAIM)
               for i, key in enumerate(spec.job_fates, start=1)]
-    return [(fates.job_id(i + 1), tokens[i] + skew) for i, skew in zip(spec.picks, spec.skews)]
+    return [(fates.job_id(i + 1), tokens[i] + skew) for i, skew in zip(spec.picks, spec.skews, strict=True)]
 
 
 # -- the oracle: the seed's three checks, read off the starting state ----------------------------
@@ -96,8 +96,8 @@ def verdicts(store: Any, start: dict[bytes, Any], held: list[tuple[str, int]]) -
 def expected_failed(store: Any, start: dict[bytes, Any], held: list[tuple[str, int]]) -> tuple[list[str], set[str]]:
     """The ids a correct run fails (in input order), and the ids it re-scores."""
     passed = verdicts(store, start, held)
-    failed = [job_id for (job_id, _), ok in zip(held, passed) if not ok]
-    return failed, {job_id for (job_id, _), ok in zip(held, passed) if ok}
+    failed = [job_id for (job_id, _), ok in zip(held, passed, strict=True) if not ok]
+    return failed, {job_id for (job_id, _), ok in zip(held, passed, strict=True) if ok}
 
 
 def expected_end(store: Any, start: dict[bytes, Any], live: set[str], score: int, stamped: bool
@@ -190,7 +190,7 @@ def test_stepped_scripted_and_native_runs_agree(any_store, spec):
     start = fates.read_state(any_store.client, any_store.queue)
     failed, live = expected_failed(any_store, start, held)
     # the fates themselves say who is live
-    for ok, pick, skew in zip(verdicts(any_store, start, held), spec.picks, spec.skews):
+    for ok, pick, skew in zip(verdicts(any_store, start, held), spec.picks, spec.skews, strict=True):
         fate_key = spec.job_fates[pick]
         # a skew of +1 on a stale token is the current holder's token (the re-claim bumped attempts)
         assert ok == (fate_key in ("live", "lane") if skew == 0 else fate_key == "stale" and skew == 1)

@@ -18,8 +18,8 @@ import time
 
 import pytest
 import redis
-
 from conftest import IN_CI, require_server, server_binary
+
 from emq_dive import fates
 from emq_dive.lessons import load
 from emq_dive.stepper import Stepper
@@ -145,7 +145,7 @@ class _Monitor:
                 if args[:2] == ["ECHO", self.sentinel] or args[:2] == ["echo", self.sentinel]:
                     return
                 self.commands.append(args)
-        except BaseException as err:  # noqa: BLE001 - reported by stop()
+        except BaseException as err:
             self.error = err
 
     def stop(self, client: redis.Redis) -> list[list[str]]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import redis
 
@@ -34,14 +35,14 @@ def _arg(value: Any) -> bytes:
 
 def error_text(err: BaseException) -> str:
     """The error's exact wire text, class word included."""
-    code = getattr(err, "status_code", None)
+    code = getattr(err, "status_code", None)  # the class word redis-py cuts off the message, kept since 7.2
     return f"{code} {err}" if code else str(err)
 
 
 def _as_sent(reply: Any) -> Any:
     """A reply as RESP2 carries it: the embedded store hands back scores as floats, a server as bulk strings."""
     if isinstance(reply, float):
-        return (str(int(reply)) if reply.is_integer() else "%.17g" % reply).encode()
+        return (str(int(reply)) if reply.is_integer() else f"{reply:.17g}").encode()
     if isinstance(reply, list):
         return [_as_sent(item) for item in reply]
     return reply

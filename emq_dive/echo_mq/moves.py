@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import redis
 
 from . import keyspace
 from .connector import raw
+
+if TYPE_CHECKING:
+    from redis.typing import EncodableT, FieldT
 
 
 def server_now_ms(client: redis.Redis) -> int:
@@ -16,12 +20,19 @@ def server_now_ms(client: redis.Redis) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
 
+def _fields(group: str | None) -> dict[FieldT, EncodableT]:
+    """A new job row: ``attempts`` 0, and the lane's ``group`` when it has one."""
+    fields: dict[FieldT, EncodableT] = {"attempts": 0}
+    if group is not None:
+        fields["group"] = keyspace.gate(group)
+    return fields
+
+
 def enqueue(client: redis.Redis, queue: str, job_id: str, group: str | None = None) -> None:
     """Write a job's row with ``attempts`` 0 (and its lane ``group``) and push it to pending."""
     row = keyspace.job_key(queue, job_id)
-    fields = {"attempts": 0} if group is None else {"attempts": 0, "group": keyspace.gate(group)}
     with client.pipeline(transaction=True) as tx:
-        tx.hset(row, mapping=fields)
+        tx.hset(row, mapping=_fields(group))
         tx.rpush(keyspace.queue_key(queue, "pending"), job_id)
         tx.execute()
 
@@ -43,8 +54,7 @@ def enqueue_many(client: redis.Redis, queue: str, jobs: Sequence[tuple[str, str 
     pending = keyspace.queue_key(queue, "pending")
     with client.pipeline(transaction=True) as tx:
         for job_id, group in jobs:
-            fields = {"attempts": 0} if group is None else {"attempts": 0, "group": keyspace.gate(group)}
-            tx.hset(keyspace.job_key(queue, job_id), mapping=fields)
+            tx.hset(keyspace.job_key(queue, job_id), mapping=_fields(group))
         if jobs:
             tx.rpush(pending, *[job_id for job_id, _ in jobs])
         tx.execute()
@@ -53,21 +63,21 @@ def enqueue_many(client: redis.Redis, queue: str, jobs: Sequence[tuple[str, str 
 def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> list[tuple[str, int]]:
     """Claim the next ``count`` jobs of pending at one now + lease; return each id with its token."""
     now = server_now_ms(client)
-    taken = [job_id.decode() for job_id in client.lpop(keyspace.queue_key(queue, "pending"), count) or []]
+    taken = [job_id.decode() for job_id in raw(client, "LPOP", keyspace.queue_key(queue, "pending"), count) or []]
     with client.pipeline(transaction=True) as tx:
         for job_id in taken:
             tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
         if taken:
             tx.zadd(keyspace.queue_key(queue, "active"), {job_id: now + lease_ms for job_id in taken})
-        replies = tx.execute()
-    return [(job_id, int(attempts)) for job_id, attempts in zip(taken, replies)]
+        attempts = tx.execute()[: len(taken)]  # the HINCRBYs' replies; the ZADD's comes after them
+    return [(job_id, int(count)) for job_id, count in zip(taken, attempts, strict=True)]
 
 
 def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None = None) -> list[str]:
-    """Move every lease (of ``only``, when given) whose deadline is at or before ``at_ms`` back to pending, keeping attempts."""
+    """Move every lease (of ``only``, when given) due at or before ``at_ms`` back to pending, keeping attempts."""
     active = keyspace.queue_key(queue, "active")
     if only is None:
-        lapsed = [m.decode() for m in client.zrangebyscore(active, "-inf", at_ms)]
+        lapsed = [m.decode() for m in raw(client, "ZRANGEBYSCORE", active, "-inf", at_ms)]
     else:
         lapsed = [job_id for job_id in only
                   if (score := client.zscore(active, job_id)) is not None and score <= at_ms]

@@ -48,10 +48,6 @@ enum {
     RM_KEYTYPE_ZSET = 5,
     RM_REPLY_ERROR = 1,
     RM_HASH_NONE = 0,
-    /* Key-spec flags as ACLCheckKeyPermissions takes them: ACCESS asks for
-     * read permission, UPDATE for write permission. */
-    RM_KEY_ACCESS = 1 << 4,
-    RM_KEY_UPDATE = 1 << 5,
     RM_CTX_FLAGS_LUA = 1 << 0,
 };
 
@@ -86,7 +82,7 @@ static struct {
     RedisModuleString *(*GetCurrentUserName)(RedisModuleCtx *);
     int (*GetContextFlags)(RedisModuleCtx *);
     RedisModuleUser *(*GetModuleUserFromUserName)(RedisModuleString *);
-    int (*ACLCheckKeyPermissions)(RedisModuleUser *, RedisModuleString *, int);
+    int (*ACLCheckCommandPermissions)(RedisModuleUser *, RedisModuleString **, int); /* Redis 7.0+ */
     int (*FreeModuleUser)(RedisModuleUser *);
 } rm;
 
@@ -103,7 +99,7 @@ static const struct {
     API(Call), API(CallReplyType), API(FreeCallReply), API(Milliseconds),
     API(GetServerInfo), API(ServerInfoGetFieldC), API(FreeServerInfo),
     API(GetClientId), API(GetClientUserNameById), API(GetCurrentUserName), API(GetContextFlags),
-    API(GetModuleUserFromUserName), API(ACLCheckKeyPermissions), API(FreeModuleUser),
+    API(GetModuleUserFromUserName), API(ACLCheckCommandPermissions), API(FreeModuleUser),
 };
 
 /* The module's own scratch memory goes through the server allocator so it is
@@ -124,6 +120,8 @@ static const struct {
 #define ROW_INFIX "job:"
 
 static RedisModuleString *attempts_field; /* "attempts", made once at load */
+/* The rest of the commands the permission checks ask about, made once at load. */
+static RedisModuleString *hget_name, *hset_name, *epoch_field, *probe_value;
 static char run_id[64];                   /* the server's run_id, fixed for the process */
 static size_t run_id_len;
 
@@ -221,10 +219,20 @@ static caller caller_resolve(RedisModuleCtx *ctx) {
     return who;
 }
 
+/* Asks whether the caller may run HGET <row> attempts (a read) or HSET <row>
+ * lease_epoch x (a write): the command and then its key, the question the
+ * stepped twin puts to ACL DRYRUN, so a user denied -hget or -hset is refused
+ * here exactly as the stepped twin predicts. */
 static int caller_may(const caller *who, RedisModuleString *key, int write) {
     if (who->root) return 1;
     if (!who->user) return 0;
-    return rm.ACLCheckKeyPermissions(who->user, key, write ? RM_KEY_UPDATE : RM_KEY_ACCESS) == RM_OK;
+    RedisModuleString *probe[4] = {hget_name, key, attempts_field, NULL};
+    if (write) {
+        probe[0] = hset_name;
+        probe[2] = epoch_field;
+        probe[3] = probe_value;
+    }
+    return rm.ACLCheckCommandPermissions(who->user, probe, write ? 4 : 3) == RM_OK;
 }
 
 static void caller_release(caller *who) {
@@ -486,7 +494,13 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (rm.IsModuleNameBusy && rm.IsModuleNameBusy("emq")) return 1;
     rm.SetModuleAttribs(ctx, "emq", 1, RM_APIVER_1);
 
-    if (!attempts_field) attempts_field = rm.CreateString(NULL, "attempts", 8);
+    if (!attempts_field) {
+        attempts_field = rm.CreateString(NULL, "attempts", 8);
+        hget_name = rm.CreateString(NULL, "HGET", 4);
+        hset_name = rm.CreateString(NULL, "HSET", 4);
+        epoch_field = rm.CreateString(NULL, "lease_epoch", 11);
+        probe_value = rm.CreateString(NULL, "x", 1);
+    }
     /* firstkey 2, lastkey 3: the server itself routes and ACL-checks KEYS[1]
      * and KEYS[2]; the job rows are derived and checked above. */
     if (rm.CreateCommand(ctx, "EMQ.EXTENDS", extends_command, "write deny-oom", 2, 3, 1) != RM_OK) return 1;

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 import redis
 
@@ -36,6 +36,8 @@ class Store:
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     """Held around each piece of work on the store, so that ``close`` waits for the one under way."""
     closed: bool = False
+    pid: int | None = None
+    """The process id of the server this store started, or None when it started none."""
 
     @contextmanager
     def io(self) -> Iterator[None]:

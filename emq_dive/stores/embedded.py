@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
+import inspect
 import secrets
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import fakeredis
-from fakeredis._commands import Signature
-from fakeredis._helpers import SimpleError
-from fakeredis._socket import FakeSocket
 
 from ..echo_mq import native
+from . import StoreError
+
+if TYPE_CHECKING:
+    from . import Store
+
+FAKEREDIS_RANGE = ">=2.40,<2.42"
+"""The fakeredis releases whose internals this module is built on; pyproject.toml declares the same range."""
+
+
+def _moved(what: str) -> StoreError:
+    return StoreError(f"the embedded store needs fakeredis{FAKEREDIS_RANGE}, whose internals it serves EMQ.EXTEND(S) "
+                      f"through, but fakeredis {fakeredis.__version__} moved {what}: install a fakeredis in that "
+                      "range, or use --backend server")
+
+
+try:
+    from fakeredis._commands import Signature
+    from fakeredis._helpers import SimpleError
+    from fakeredis._socket import FakeSocket
+except ImportError as err:
+    raise _moved(f"an internal this module imports ({err})") from None
+_run_command = getattr(FakeSocket, "_run_command", None)
+if _run_command is None or list(inspect.signature(_run_command).parameters) != [
+        "self", "func", "sig", "args", "from_script"]:
+    raise _moved("FakeSocket._run_command(func, sig, args, from_script)")
+if not callable(getattr(FakeSocket, "_name_to_func", None)):
+    raise _moved("FakeSocket._name_to_func(name)")
 
 Clock = Callable[[], float]
 
@@ -41,7 +67,9 @@ class _SocketHost:
 
     def now_ms(self) -> int:
         if self._now is None:
-            self._now = int(self._sock._server.clock() * 1000)
+            # the native clock is the value TIME reports, read the way the script reads it
+            seconds, micros = self._sock.time()
+            self._now = int(seconds) * 1000 + int(micros) // 1000
         return self._now
 
     def run_id(self) -> bytes:
@@ -69,9 +97,11 @@ class _SocketHost:
 class EchoSocket(FakeSocket):
     """A fakeredis connection that also knows EMQ.EXTEND and EMQ.EXTENDS, and reads TIME from the server's clock."""
 
-    _NATIVE = {
-        "emq.extends": Signature("emq.extends", "_emq_extends", (), (bytes,), flags="w"),
-        "emq.extend": Signature("emq.extend", "_emq_extend", (), (bytes,), flags="w"),
+    _server: EchoServer
+    # fakeredis annotates ``fixed`` as a one-item tuple; it takes any tuple of argument types, the empty one included
+    _NATIVE: ClassVar[dict[str, Signature]] = {
+        "emq.extends": Signature("emq.extends", "_emq_extends", (), (bytes,), flags="w"),  # type: ignore[arg-type]
+        "emq.extend": Signature("emq.extend", "_emq_extend", (), (bytes,), flags="w"),  # type: ignore[arg-type]
     }
 
     def _name_to_func(self, cmd_name: str) -> tuple[Callable[..., Any] | None, Signature]:
@@ -101,7 +131,7 @@ class EchoConnection(fakeredis.FakeRedisConnection):
     """A fakeredis client connection whose socket is an EchoSocket."""
 
     def _connect(self) -> EchoSocket:
-        if not self._server.connected:
+        if self._server is None or not self._server.connected:
             raise self._connection_error_class("connection closed")
         return EchoSocket(self._server, client_class=self._client_class, db=self.db,
                           lua_modules=self._lua_modules, client_info=self._client_info)
@@ -114,7 +144,7 @@ def embedded_client(clock: Clock | None = None, run_id: str | None = None
     return fakeredis.FakeRedis(server=server, connection_class=EchoConnection), server
 
 
-def open_embedded(queue: str, clock: Clock | None = None, run_id: str | None = None):
+def open_embedded(queue: str, clock: Clock | None = None, run_id: str | None = None) -> Store:
     """The embedded store, ready to use with no setup."""
     from . import Store
 
@@ -124,5 +154,5 @@ def open_embedded(queue: str, clock: Clock | None = None, run_id: str | None = N
         queue=queue, native=True, acl=False, pinned_run_id=server.run_id,
         acl_reason="fakeredis keeps no ACL key patterns; the restricted user needs a real server",
     )
-    store._closers.append(client.close)
+    store.on_close(client.close)
     return store

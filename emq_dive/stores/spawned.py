@@ -53,7 +53,7 @@ def _module() -> tuple[Path | None, str]:
         return None, str(err)
 
 
-def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tuple[subprocess.Popen, int]:
+def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     config = workdir / "server.conf"
     lines = [f"port {port}", "bind 127.0.0.1", f"requirepass {password}", 'save ""',
@@ -68,7 +68,7 @@ def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tu
     return proc, port
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -78,7 +78,7 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def _wait_ready(proc: subprocess.Popen, client: redis.Redis, log: Path) -> None:
+def _wait_ready(proc: subprocess.Popen[bytes], client: redis.Redis, log: Path) -> None:
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -90,6 +90,18 @@ def _wait_ready(proc: subprocess.Popen, client: redis.Redis, log: Path) -> None:
         except redis.ConnectionError:
             time.sleep(0.02)
     raise StoreError(f"the server did not answer within {START_SECONDS:.0f} s")
+
+
+def _describe(client: redis.Redis, binary: str, port: int, queue: str, module_reason: str) -> Store:
+    """The store over a server that answers: its name and version from INFO, and whether EMQ.EXTENDS is there."""
+    info = raw(client, "INFO", "server").decode()
+    fields = {key: value for key, colon, value in (line.partition(":") for line in info.splitlines()) if colon}
+    name = fields.get("server_name", Path(binary).name.removesuffix("-server")).strip()
+    version = fields.get("valkey_version", fields.get("redis_version", "?")).strip()
+    native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
+    return Store(client=client, kind="server", queue=queue,
+                 description=f"{name} {version} · spawned on 127.0.0.1:{port}",
+                 native=native, native_reason="" if native else (module_reason or "no EMQ module"))
 
 
 def open_spawned(queue: str, binary: str | None = None) -> Store:
@@ -106,7 +118,8 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
     workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
     password = os.urandom(16).hex()
     module, module_reason = _module()
-    proc = client = None
+    proc: subprocess.Popen[bytes] | None = None
+    client: redis.Redis | None = None
     try:
         for attempt_module in ([module, None] if module else [None]):
             proc, port = _start(binary, workdir, password, attempt_module)
@@ -122,14 +135,8 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
                 if attempt_module is None:
                     raise
                 module_reason = f"the server would not load the EMQ module: {err}"
-        info = raw(client, "INFO", "server").decode()
-        fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
-        name = fields.get("server_name", Path(binary).name.removesuffix("-server")).strip()
-        version = fields.get("valkey_version", fields.get("redis_version", "?")).strip()
-        native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
-        store = Store(client=client, kind="server", queue=queue,
-                      description=f"{name} {version} · spawned on 127.0.0.1:{port}",
-                      native=native, native_reason="" if native else (module_reason or "no EMQ module"))
+        assert proc is not None and client is not None, "the last attempt either answered or raised"
+        store = _describe(client, binary, port, queue, module_reason)
     except BaseException:
         if client is not None:
             client.close()
@@ -137,7 +144,10 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
             _stop(proc)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    store.pid = proc.pid  # type: ignore[attr-defined]
-    store._closers += [lambda: shutil.rmtree(workdir, ignore_errors=True), lambda: _stop(proc), client.close]
+    store.pid = proc.pid
+    # closers run newest first: the client, then the server, then its directory
+    store.on_close(lambda: shutil.rmtree(workdir, ignore_errors=True))
+    store.on_close(lambda: _stop(proc))
+    store.on_close(client.close)
     atexit.register(store.close)
     return store

@@ -83,6 +83,7 @@ def open_url(url: str, queue: str) -> Store:
     store = Store(client=client, kind="url", description=masked(url), queue=queue, native=native,
                   native_reason="" if native else "this server has no EMQ module loaded "
                   "(build it with `emq-dive native build` and MODULE LOAD it)")
-
-    store._closers += [client.close, store.forget]
+    # newest first: forget the run's keys, then close the client
+    store.on_close(client.close)
+    store.on_close(store.forget)
     return store

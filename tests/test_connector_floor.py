@@ -1,0 +1,32 @@
+"""The connector on the redis-py the project allows: a pooled connection asked for without deprecated arguments."""
+
+from __future__ import annotations
+
+import warnings
+
+import redis
+
+from emq_dive.echo_mq.connector import error_text, raw
+from emq_dive.stores import Store
+
+
+def test_raw_sends_without_a_deprecation_warning(fake_store: Store) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert raw(fake_store.client, "PING") == b"PONG"
+        assert raw(fake_store.client, "ECHO", b"\x00x") == b"\x00x"
+
+
+def test_an_err_reply_keeps_its_class_word(fake_store: Store) -> None:
+    try:
+        raw(fake_store.client, "EMQ.EXTENDS", 3)
+    except redis.ResponseError as err:
+        assert error_text(err) == "ERR EMQ.EXTENDS numkeys must be 2"
+    else:
+        raise AssertionError("EMQ.EXTENDS with numkeys 3 must be refused")
+
+
+def test_redis_py_packs_and_parses_with_hiredis() -> None:
+    from redis.utils import HIREDIS_AVAILABLE
+
+    assert HIREDIS_AVAILABLE, "hiredis>=3.2 is a runtime dependency: redis-py should pack and parse in C with it"
