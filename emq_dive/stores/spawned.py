@@ -11,6 +11,8 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import redis
@@ -41,7 +43,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _module() -> tuple[Path | None, str]:
+def emq_module() -> tuple[Path | None, str]:
     """The EMQ module's path, or None and the reason wire 6 cannot run here."""
     try:
         from ..native.build import build_module
@@ -53,11 +55,13 @@ def _module() -> tuple[Path | None, str]:
         return None, str(err)
 
 
-def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tuple[subprocess.Popen, int]:
+def start_server(binary: str, workdir: Path, password: str, module: Path | None,
+                 extra: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``binary`` on a free loopback port with ``workdir`` as its dir and ``extra`` config lines."""
     port = _free_port()
     config = workdir / "server.conf"
     lines = [f"port {port}", "bind 127.0.0.1", f"requirepass {password}", 'save ""',
-             "appendonly no", f"dir {workdir}", "daemonize no", f"logfile {workdir / 'server.log'}"]
+             "appendonly no", f"dir {workdir}", "daemonize no", f"logfile {workdir / 'server.log'}", *extra]
     if module is not None:
         lines.append(f"loadmodule {module}")
     config.write_text("\n".join(lines) + "\n")
@@ -68,7 +72,8 @@ def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tu
     return proc, port
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a started server: SIGTERM, then SIGKILL after five seconds."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -78,7 +83,11 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def _wait_ready(proc: subprocess.Popen, client: redis.Redis, log: Path) -> None:
+_stop = stop_server  # the name open_spawned's closers call
+
+
+def wait_ready(proc: subprocess.Popen[bytes], client: redis.Redis, log: Path) -> None:
+    """Return once the server answers PING; raise StoreError with its log's tail if it exits or stays silent."""
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -92,8 +101,52 @@ def _wait_ready(proc: subprocess.Popen, client: redis.Redis, log: Path) -> None:
     raise StoreError(f"the server did not answer within {START_SECONDS:.0f} s")
 
 
-def open_spawned(queue: str, binary: str | None = None) -> Store:
-    """Start ``binary`` (default: :func:`find_server`) and return it as a store.
+@dataclass
+class Launched:
+    """A server that answers: its process, port and client, and why the EMQ module is missing if it is."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    client: redis.Redis
+    module_reason: str
+
+
+def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = ()) -> Launched:
+    """Start ``binary`` with the EMQ module, or without it when it will not load, and wait until it answers.
+
+    The config file, which holds the password, is deleted once the server has read it.
+    """
+    module, module_reason = emq_module()
+    for attempt_module in ([module, None] if module else [None]):
+        proc, port = start_server(binary, workdir, password, attempt_module, extra)
+        client = redis.Redis(host="127.0.0.1", port=port, password=password)
+        try:
+            wait_ready(proc, client, workdir / "server.log")
+        except BaseException as err:
+            client.close()
+            stop_server(proc)
+            if attempt_module is None or not isinstance(err, StoreError):
+                raise
+            module_reason = f"the server would not load the EMQ module: {err}"
+            continue
+        # read once at start; gone now, so even a SIGKILLed app leaves no password on disk
+        (workdir / "server.conf").unlink()
+        return Launched(proc, port, client, module_reason)
+    raise AssertionError("unreachable: the last attempt raises or returns")
+
+
+def identify(client: redis.Redis, binary: str) -> tuple[str, str, bool]:
+    """The server's name and version from INFO, and whether it serves EMQ.EXTENDS."""
+    info = raw(client, "INFO", "server").decode()
+    fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
+    name = fields.get("server_name", Path(binary).name.removesuffix("-server")).strip()
+    version = fields.get("valkey_version", fields.get("redis_version", "?")).strip()
+    native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
+    return name, version, native
+
+
+def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server", origin: str = "spawned") -> Store:
+    """Start ``binary`` (default: :func:`find_server`) and return it as a store of ``kind``, described by ``origin``.
 
     Call it from the main thread: the server is tied to the thread that spawned it.
     """
@@ -105,31 +158,14 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
                          "(for example: apt-get install redis-server), or use --backend fakeredis")
     workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
     password = os.urandom(16).hex()
-    module, module_reason = _module()
     proc = client = None
     try:
-        for attempt_module in ([module, None] if module else [None]):
-            proc, port = _start(binary, workdir, password, attempt_module)
-            client = redis.Redis(host="127.0.0.1", port=port, password=password)
-            try:
-                _wait_ready(proc, client, workdir / "server.log")
-                # read once at start; gone now, so even a SIGKILLed app leaves no password on disk
-                (workdir / "server.conf").unlink()
-                break
-            except StoreError as err:
-                client.close()
-                _stop(proc)
-                if attempt_module is None:
-                    raise
-                module_reason = f"the server would not load the EMQ module: {err}"
-        info = raw(client, "INFO", "server").decode()
-        fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
-        name = fields.get("server_name", Path(binary).name.removesuffix("-server")).strip()
-        version = fields.get("valkey_version", fields.get("redis_version", "?")).strip()
-        native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
-        store = Store(client=client, kind="server", queue=queue,
-                      description=f"{name} {version} · spawned on 127.0.0.1:{port}",
-                      native=native, native_reason="" if native else (module_reason or "no EMQ module"))
+        server = launch(binary, workdir, password)
+        proc, client, port = server.proc, server.client, server.port
+        name, version, native = identify(client, binary)
+        store = Store(client=client, kind=kind, queue=queue,
+                      description=f"{name} {version} · {origin} on 127.0.0.1:{port}",
+                      native=native, native_reason="" if native else (server.module_reason or "no EMQ module"))
     except BaseException:
         if client is not None:
             client.close()
