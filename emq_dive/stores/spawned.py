@@ -37,7 +37,8 @@ def _die_with_parent() -> None:
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on at the moment of asking."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -58,7 +59,7 @@ def emq_module() -> tuple[Path | None, str]:
 def start_server(binary: str, workdir: Path, password: str, module: Path | None,
                  extra: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
     """Start ``binary`` on a free loopback port with ``workdir`` as its dir and ``extra`` config lines."""
-    port = _free_port()
+    port = free_port()
     config = workdir / "server.conf"
     lines = [f"port {port}", "bind 127.0.0.1", f"requirepass {password}", 'save ""',
              "appendonly no", f"dir {workdir}", "daemonize no", f"logfile {workdir / 'server.log'}", *extra]
@@ -138,7 +139,7 @@ def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = ())
 def identify(client: redis.Redis, binary: str) -> tuple[str, str, bool]:
     """The server's name and version from INFO, and whether it serves EMQ.EXTENDS."""
     info = raw(client, "INFO", "server").decode()
-    fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
+    fields: dict[str, str] = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
     name = fields.get("server_name", Path(binary).name.removesuffix("-server")).strip()
     version = fields.get("valkey_version", fields.get("redis_version", "?")).strip()
     native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])

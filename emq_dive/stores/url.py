@@ -8,6 +8,7 @@ import redis
 
 from ..echo_mq.connector import raw
 from . import Store, StoreError
+from .cluster import follow_slot_owner
 
 
 def masked(url: str) -> str:
@@ -34,6 +35,7 @@ def open_url(url: str, queue: str) -> Store:
     try:
         client = redis.Redis.from_url(url)
         client.ping()
+        client = follow_slot_owner(client, queue)
     except (redis.RedisError, ValueError) as err:
         raise StoreError(f"cannot reach {masked(url)}: {err}") from None
     native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])

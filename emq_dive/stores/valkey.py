@@ -53,7 +53,7 @@ def server_binary() -> tuple[str, str] | None:
 
 
 def default_backend() -> tuple[str, str]:
-    """The backend to start with, and why when it is not the embedded Valkey: ``("valkey", "")`` or ``("fakeredis", why)``.
+    """The backend to start with, and why when it is not the embedded one: ``("valkey", "")`` or ``("fakeredis", why)``.
 
     Cheap enough for the app's start: it looks for files and a compiler, and starts nothing.
     """
