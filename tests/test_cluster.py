@@ -18,8 +18,8 @@ from redis.crc import key_slot
 from test_valkey_store import CLAIM, LEASE, LESSON_BATCH, alive, require_wheel, run_default_batch
 
 from emq_dive import fates
-from emq_dive.echo_mq import keyspace
-from emq_dive.echo_mq.connector import error_text, raw
+from emq_dive.echo_mq import jobs, keyspace
+from emq_dive.echo_mq.connector import Connector, error_text, raw
 from emq_dive.stores import open_store
 from emq_dive.stores.cluster import SLOTS, ClusterStore, follow_slot_owner, no_hashtag, untagged
 
@@ -84,6 +84,16 @@ def test_the_default_batch_runs_on_the_slot_owner(fresh: ClusterStore, wire: int
     assert len(keys) >= 6, keys  # the active set, the base and the job rows
     assert {fresh.keyslot(key) for key in keys} == {key_slot(keyspace.queue_key(fresh.queue, "").encode())}
     assert {fresh.node_for(key) for key in keys} == {here.address}
+
+
+@pytest.mark.parametrize("wire", [4, 6])
+def test_the_single_verb_runs_on_the_slot_owner(fresh: ClusterStore, wire: int) -> None:
+    (job, token), *_ = fates.build_batch(fresh, ["live"], LEASE, CLAIM).held
+    conn = Connector(fresh.client, wire)
+    jobs.extend_lock(conn, fresh.queue, job, token, LEASE)
+    assert conn.last is not None and conn.last.sent[0] == (b"EVALSHA" if wire == 4 else b"EMQ.EXTEND")
+    stamped = fresh.client.hget(keyspace.job_key(fresh.queue, job), "lease_epoch")
+    assert stamped == (fresh.run_id() if wire == 6 else None)
 
 
 def test_keyslot_and_node_for_agree_with_the_cluster_s_own_redirects(fresh: ClusterStore) -> None:

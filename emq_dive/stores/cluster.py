@@ -45,7 +45,7 @@ class ClusterStore(Store):
     """A store on a cluster: ``client`` is on the node that owns the queue's slot; the other nodes are at hand."""
 
     nodes: tuple[ClusterNode, ...] = ()
-    clients: dict[str, redis.Redis] = field(default_factory=dict, repr=False)
+    clients: dict[str, redis.Redis] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def node(self) -> ClusterNode:
@@ -143,8 +143,8 @@ def open_cluster(queue: str) -> ClusterStore:
 
     def stop_all() -> None:
         for server in servers:
-            server.client.close()
             stop_server(server.proc)
+            server.client.close()
         shutil.rmtree(root, ignore_errors=True)
 
     try:
