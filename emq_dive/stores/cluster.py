@@ -164,7 +164,7 @@ def open_cluster(queue: str) -> ClusterStore:
         reason = next((s.module_reason for s in servers if s.client is client), "")
         store = ClusterStore(
             client=client, kind="cluster", queue=queue, native=native,
-            description=f"{name} {version} · {PRIMARIES}-node cluster, {origin}; queue on {owner.address}",
+            description=f"{name} {version} · {PRIMARIES}-node cluster on {owner.address}, {origin}",
             native_reason="" if native else (reason or "no EMQ module"), nodes=nodes, clients=clients)
     except BaseException:
         stop_all()
