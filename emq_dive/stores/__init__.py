@@ -100,7 +100,7 @@ def fresh_queue() -> str:
 
 def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = None,
                queue: str | None = None, run_id: str | None = None, server_binary: str | None = None) -> Store:
-    """Open ``fakeredis``, ``server`` or a ``redis://``, ``rediss://`` or ``unix://`` URL.
+    """Open ``fakeredis``, ``server``, ``valkey``, ``cluster`` or a ``redis://``, ``rediss://`` or ``unix://`` URL.
 
     ``clock`` and ``run_id`` pin the embedded store's TIME and run_id, so tests can freeze the screen;
     ``server_binary`` picks the server that ``server`` spawns.
@@ -112,7 +112,14 @@ def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = N
     if spec == "server":
         from .spawned import open_spawned
         return open_spawned(queue, server_binary)
+    if spec == "valkey":
+        from .valkey import open_valkey
+        return open_valkey(queue)
+    if spec == "cluster":
+        from .cluster import open_cluster
+        return open_cluster(queue)
     if spec.startswith(("redis://", "rediss://", "unix://")):
         from .url import open_url
         return open_url(spec, queue)
-    raise StoreError(f"unknown backend {spec!r}: use fakeredis, server, or a redis://, rediss:// or unix:// URL")
+    raise StoreError(f"unknown backend {spec!r}: use fakeredis, server, valkey, cluster, "
+                     "or a redis://, rediss:// or unix:// URL")

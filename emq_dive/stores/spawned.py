@@ -11,6 +11,8 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import redis
@@ -35,13 +37,14 @@ def _die_with_parent() -> None:
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on at the moment of asking."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _module() -> tuple[Path | None, str]:
+def emq_module() -> tuple[Path | None, str]:
     """The EMQ module's path, or None and the reason wire 6 cannot run here."""
     try:
         from ..native.build import build_module
@@ -53,11 +56,13 @@ def _module() -> tuple[Path | None, str]:
         return None, str(err)
 
 
-def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
+def start_server(binary: str, workdir: Path, password: str, module: Path | None,
+                 extra: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``binary`` on a free loopback port with ``workdir`` as its dir and ``extra`` config lines."""
+    port = free_port()
     config = workdir / "server.conf"
     lines = [f"port {port}", "bind 127.0.0.1", f"requirepass {password}", 'save ""',
-             "appendonly no", f"dir {workdir}", "daemonize no", f"logfile {workdir / 'server.log'}"]
+             "appendonly no", f"dir {workdir}", "daemonize no", f"logfile {workdir / 'server.log'}", *extra]
     if module is not None:
         lines.append(f"loadmodule {module}")
     config.write_text("\n".join(lines) + "\n")
@@ -68,7 +73,8 @@ def _start(binary: str, workdir: Path, password: str, module: Path | None) -> tu
     return proc, port
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a started server: SIGTERM, then SIGKILL after five seconds."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -78,7 +84,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], client: redis.Redis, log: Path) -> None:
+def wait_ready(proc: subprocess.Popen[bytes], client: redis.Redis, log: Path) -> None:
+    """Return once the server answers PING; raise StoreError with its log's tail if it exits or stays silent."""
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -92,20 +99,52 @@ def _wait_ready(proc: subprocess.Popen[bytes], client: redis.Redis, log: Path) -
     raise StoreError(f"the server did not answer within {START_SECONDS:.0f} s")
 
 
-def _describe(client: redis.Redis, binary: str, port: int, queue: str, module_reason: str) -> Store:
-    """The store over a server that answers: its name and version from INFO, and whether EMQ.EXTENDS is there."""
+@dataclass
+class Launched:
+    """A server that answers: its process, port and client, and why the EMQ module is missing if it is."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    client: redis.Redis
+    module_reason: str
+
+
+def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = ()) -> Launched:
+    """Start ``binary`` with the EMQ module, or without it when it will not load, and wait until it answers.
+
+    The config file, which holds the password, is deleted once the server has read it.
+    """
+    module, module_reason = emq_module()
+    for attempt_module in ([module, None] if module else [None]):
+        proc, port = start_server(binary, workdir, password, attempt_module, extra)
+        client = redis.Redis(host="127.0.0.1", port=port, password=password)
+        try:
+            wait_ready(proc, client, workdir / "server.log")
+        except BaseException as err:
+            client.close()
+            stop_server(proc)
+            if attempt_module is None or not isinstance(err, StoreError):
+                raise
+            module_reason = f"the server would not load the EMQ module: {err}"
+            continue
+        # read once at start; gone now, so even a SIGKILLed app leaves no password on disk
+        (workdir / "server.conf").unlink()
+        return Launched(proc, port, client, module_reason)
+    raise AssertionError("unreachable: the last attempt raises or returns")
+
+
+def identify(client: redis.Redis, binary: str) -> tuple[str, str, bool]:
+    """The server's name and version from INFO, and whether it serves EMQ.EXTENDS."""
     info = raw(client, "INFO", "server").decode()
-    fields = {key: value for key, colon, value in (line.partition(":") for line in info.splitlines()) if colon}
+    fields: dict[str, str] = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
     name = fields.get("server_name", Path(binary).name.removesuffix("-server")).strip()
     version = fields.get("valkey_version", fields.get("redis_version", "?")).strip()
     native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
-    return Store(client=client, kind="server", queue=queue,
-                 description=f"{name} {version} · spawned on 127.0.0.1:{port}",
-                 native=native, native_reason="" if native else (module_reason or "no EMQ module"))
+    return name, version, native
 
 
-def open_spawned(queue: str, binary: str | None = None) -> Store:
-    """Start ``binary`` (default: :func:`find_server`) and return it as a store.
+def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server", origin: str = "spawned") -> Store:
+    """Start ``binary`` (default: :func:`find_server`) and return it as a store of ``kind``, described by ``origin``.
 
     Call it from the main thread: the server is tied to the thread that spawned it.
     """
@@ -117,37 +156,26 @@ def open_spawned(queue: str, binary: str | None = None) -> Store:
                          "(for example: apt-get install redis-server), or use --backend fakeredis")
     workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
     password = os.urandom(16).hex()
-    module, module_reason = _module()
     proc: subprocess.Popen[bytes] | None = None
     client: redis.Redis | None = None
     try:
-        for attempt_module in ([module, None] if module else [None]):
-            proc, port = _start(binary, workdir, password, attempt_module)
-            client = redis.Redis(host="127.0.0.1", port=port, password=password)
-            try:
-                _wait_ready(proc, client, workdir / "server.log")
-                # read once at start; gone now, so even a SIGKILLed app leaves no password on disk
-                (workdir / "server.conf").unlink()
-                break
-            except StoreError as err:
-                client.close()
-                _stop(proc)
-                if attempt_module is None:
-                    raise
-                module_reason = f"the server would not load the EMQ module: {err}"
-        assert proc is not None and client is not None, "the last attempt either answered or raised"
-        store = _describe(client, binary, port, queue, module_reason)
+        server = launch(binary, workdir, password)
+        proc, client, port = server.proc, server.client, server.port
+        name, version, native = identify(client, binary)
+        store = Store(client=client, kind=kind, queue=queue,
+                      description=f"{name} {version} · {origin} on 127.0.0.1:{port}",
+                      native=native, native_reason="" if native else (server.module_reason or "no EMQ module"))
     except BaseException:
         if client is not None:
             client.close()
         if proc is not None:
-            _stop(proc)
+            stop_server(proc)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     store.pid = proc.pid
     # closers run newest first: the client, then the server, then its directory
     store.on_close(lambda: shutil.rmtree(workdir, ignore_errors=True))
-    store.on_close(lambda: _stop(proc))
+    store.on_close(lambda: stop_server(proc))
     store.on_close(client.close)
     atexit.register(store.close)
     return store

@@ -8,6 +8,7 @@ import redis
 
 from ..echo_mq.connector import raw
 from . import Store, StoreError
+from .cluster import follow_slot_owner
 
 _SECRET_FIELDS = ("password", "username")
 
@@ -73,6 +74,7 @@ def open_url(url: str, queue: str) -> Store:
         raise StoreError(f"cannot use {masked(url)}: {_scrubbed(str(err), url)}") from None
     try:
         client.ping()
+        client = follow_slot_owner(client, queue)
     except redis.AuthenticationError:
         client.close()
         raise StoreError(_refusal(url)) from None
