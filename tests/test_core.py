@@ -15,8 +15,9 @@ import redis
 from conftest import FROZEN
 from emq_dive import fates
 from emq_dive.echo_mq import jobs, keyspace, scripts
-from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw, reply_text, wire_text
+from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw
 from emq_dive.echo_mq.keyspace import IllFormed, job_key, queue_key
+from emq_dive.render import reply_text, wire_text
 from emq_dive.stores import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +199,7 @@ def test_wire_text_and_reply_text() -> None:
     assert reply_text(redis.ResponseError("EMQSTALE token does not match attempts")) == \
         "(error) EMQSTALE token does not match attempts"
     exchange = Exchange((b"ZSCORE", b"emq:{q}:active", b"JOB01"), b"1700000030000")
-    assert str(exchange) == 'ZSCORE emq:{q}:active JOB01\n→ "1700000030000"'
+    assert (wire_text(exchange.sent), reply_text(exchange.reply)) == ("ZSCORE emq:{q}:active JOB01", '"1700000030000"')
     assert not exchange.failed
 
 

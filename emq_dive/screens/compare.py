@@ -8,10 +8,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..echo_mq.connector import wire_text
 from ..fates import WireCompare
+from ..render import MAX_ARGS, MAX_ITEMS, wire_text
 from ..widgets.answer_card import AnswerCard
-from ..widgets.wire_pane import MAX_ARGS, MAX_ITEMS
 
 
 def fates_text(fates: tuple[str, ...]) -> str:

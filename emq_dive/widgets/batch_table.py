@@ -10,28 +10,12 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .. import store_view
+from ..render import deadline, text
 from ..stepper import NOT_EVALUATED, Member, Step
+from .style import foreground
 
 COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 13), ("token?", 13), ("in active?", 13),
            ("verdict", 20))
-
-
-def _foreground(style: Style) -> Style:
-    """Only the colour and emphasis of ``style``, so the row's background stays."""
-    return Style(color=style.color, bold=style.bold, italic=style.italic)
-
-
-def _value(raw: object) -> str:
-    return raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else str(raw)
-
-
-def relative(score: object, now: int | None) -> str:
-    """A ZSCORE reply or a new score as a deadline relative to the shared ``now``."""
-    try:
-        return store_view.relative(int(float(_value(score))), now)
-    except ValueError:
-        return _value(score)
 
 
 def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
@@ -43,25 +27,25 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
     if att == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.outcome == "error":
-        out.append((_value(att), "bad"))
+        out.append((text(att), "bad"))
     elif att is None:
         out.append(("nil ✗", "bad"))
     else:
-        out.append((f'"{_value(att)}" ✓', "ok"))
+        out.append((f'"{text(att)}" ✓', "ok"))
     if member.token_ok == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.token_ok:
-        out.append((f'"{_value(att)}"="{member.token}" ✓', "ok"))
+        out.append((f'"{text(att)}"="{member.token}" ✓', "ok"))
     else:
-        out.append((f'"{_value(att)}"≠"{member.token}" ✗', "bad"))
+        out.append((f'"{text(att)}"≠"{member.token}" ✗', "bad"))
     if member.score == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.score is None:
         out.append(("nil ✗", "bad"))
     else:
-        out.append((f"{relative(member.score, now)} ✓", "ok"))
+        out.append((f"{deadline(member.score, now)} ✓", "ok"))
     if member.outcome == "re-scored":
-        out.append((f"re-scored → {relative(member.new_score, now)}", "ok"))
+        out.append((f"re-scored → {deadline(member.new_score, now)}", "ok"))
     elif member.outcome == "failed":
         out.append((f"joins failed ({member.reason})", "bad"))
     elif member.outcome == "live":
@@ -180,9 +164,9 @@ class BatchTable(ScrollView, can_focus=False):
         if strip is None:
             base = self.rich_style + (self.get_component_rich_style("batch-table--current") if current else Style())
             segments = []
-            for (text, role), (_, width) in zip(cells(member, now), columns):
-                style = base + (_foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
-                cell = Text(text, no_wrap=True, overflow="ellipsis")
+            for (shown, role), (_, width) in zip(cells(member, now), columns):
+                style = base + (foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
+                cell = Text(shown, no_wrap=True, overflow="ellipsis")
                 cell.truncate(width, overflow="ellipsis", pad=True)
                 segments.append(Segment(cell.plain + " ", style))
             strip = Strip(segments)
@@ -196,8 +180,8 @@ class BatchTable(ScrollView, can_focus=False):
         width = self.scrollable_content_region.width
         if y == 0:
             style = self.get_component_rich_style("batch-table--header")
-            text = "".join(f"{name:<{w}.{w}} " for name, w in self._columns())
-            return Strip([Segment(text, self.rich_style + style)]).crop_extend(0, width, self.rich_style)
+            header = "".join(f"{name:<{w}.{w}} " for name, w in self._columns())
+            return Strip([Segment(header, self.rich_style + style)]).crop_extend(0, width, self.rich_style)
         index = self.scroll_offset.y + y - 1
         if step is None or index >= len(step.members):
             return Strip.blank(width, self.rich_style)

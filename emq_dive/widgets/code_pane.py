@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from ..echo_mq.scripts import marker_lines
 from ..stepper import Step
+from .style import background, foreground
 
 PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = {
@@ -44,17 +45,6 @@ class Source:
     markers: dict[str, int]
 
 
-def _foreground(style: str | Style) -> Style:
-    """The style without its background, so the pane's own colours show through."""
-    parsed = Style.parse(style) if isinstance(style, str) else style
-    return Style(color=parsed.color, bold=parsed.bold, italic=parsed.italic, underline=parsed.underline)
-
-
-def _background(style: Style) -> Style:
-    """Only the background and weight of ``style``, so the syntax colours stay."""
-    return Style(bgcolor=style.bgcolor, bold=style.bold)
-
-
 @cache
 def plain_source(key: str) -> Source:
     """One of the project's source files as plain lines, read once: what the pane shows until it is highlighted."""
@@ -70,7 +60,7 @@ def source(key: str) -> Source:
     code = SOURCES[key].read_text("utf-8")
     highlighted = Syntax(code, LEXERS[key], theme="monokai").highlight(code)
     highlighted.style = ""
-    highlighted.spans = [Span(span.start, span.end, _foreground(span.style)) for span in highlighted.spans]
+    highlighted.spans = [Span(span.start, span.end, foreground(span.style)) for span in highlighted.spans]
     lines = tuple(highlighted.split("\n", allow_blank=True))
     return Source(key, lines[: len(code.splitlines())], marker_lines(code))
 
@@ -222,8 +212,8 @@ class CodePane(Widget):
     def _line(self, src: Source, number: int, role: str) -> Text:
         """Line ``number`` with its gutter, styled for its ``role`` (``focus``, ``ran`` or empty)."""
         gutter = self.get_component_rich_style("code-pane--gutter")
-        focus_style = _background(self.get_component_rich_style("code-pane--focus"))
-        ran_style = _background(self.get_component_rich_style("code-pane--ran"))
+        focus_style = background(self.get_component_rich_style("code-pane--focus"))
+        ran_style = background(self.get_component_rich_style("code-pane--ran"))
         line = Text(f"{number:>{len(str(len(src.lines)))}} ", style=gutter)
         line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
         line.append_text(src.lines[number - 1].copy())

@@ -7,15 +7,8 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..render import clip, relative
 from ..session import Frame
-from ..store_view import relative
-
-
-def _short(value: str | None, width: int) -> str:
-    """``value`` cut to ``width`` with an ellipsis; ``–`` for a field the row does not have."""
-    if value is None:
-        return "–"
-    return value if len(value) <= width else value[: width - 1] + "…"
 
 
 def _epoch(value: str | None, width: int) -> str:
@@ -121,8 +114,8 @@ class StorePane(Widget):
         for row in view.rows:
             if row.kind == "hash":
                 values = dict(row.fields)
-                text = (row.id.ljust(first) + _short(values.get("attempts"), attempts - 1).ljust(attempts)
-                        + _short(values.get("group"), group - 1).ljust(group) + _epoch(values.get("lease_epoch"), min(epoch, 9)))
+                text = (row.id.ljust(first) + clip(values.get("attempts"), attempts - 1).ljust(attempts)
+                        + clip(values.get("group"), group - 1).ljust(group) + _epoch(values.get("lease_epoch"), min(epoch, 9)))
             elif row.kind == "none":
                 text = row.id.ljust(first) + "(no row)"
             else:

@@ -8,14 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..echo_mq.connector import reply_text, wire_text
+from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, reply_text, wire_text
 from ..session import Frame
-
-MAX_CALLS = 12
-MAX_ARGS = 24
-"""How many arguments of a long batch command a pane spells out before it counts the rest."""
-MAX_ITEMS = 8
-"""How many items of a long array reply a pane spells out before it counts the rest."""
 
 
 @lru_cache(maxsize=8)
@@ -63,13 +57,13 @@ class WirePane(Widget):
         calls = step.calls
         if step.index and not calls:
             out.append("\nthis step sent nothing to the store", style=style("wire-pane--muted"))
-        for call in calls[:MAX_CALLS]:
+        for call in calls[:MAX_LINES]:
             out.append(f"\n{call.source}:{call.line}  ", style=style("wire-pane--muted"))
             out.append(wire_text(call.sent))
             failed = isinstance(call.reply, Exception)
             out.append(f"  → {reply_text(call.reply)}", style=style("wire-pane--error" if failed else "wire-pane--reply"))
-        if len(calls) > MAX_CALLS:
-            out.append(f"\n… and {len(calls) - MAX_CALLS} more calls", style=style("wire-pane--muted"))
+        if len(calls) > MAX_LINES:
+            out.append(f"\n… and {len(calls) - MAX_LINES} more calls", style=style("wire-pane--muted"))
         if step.done:
             out.append("\nthe reply: ", style=style("wire-pane--muted"))
             if step.error is not None:
