@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from .screens.dive import DiveScreen
 from .screens.error import ErrorView, describe
 from .session import Session
-
 
 SETTLE_HEAP_AFTER = 1.0
 """Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
@@ -25,9 +25,9 @@ full passes (a pass over it took tens of milliseconds, a stall a step would show
 class DiveApp(App[None]):
     """``emq-dive batches-03``: step a batch lease extension against a live store."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH: ClassVar[str] = "app.tcss"
     TITLE = "emq-dive"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit"),
         Binding("question_mark", "help", "help"),
     ]

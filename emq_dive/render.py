@@ -16,6 +16,8 @@ MAX_ARGS = 24
 """How many arguments of a long command are spelled out before the rest are counted."""
 MAX_LINES = 12
 """How many lines of a long listing (the calls of a step, the writes of an answer) are shown before the rest."""
+MISSING = "\u2013"
+"""What a pane shows for a field the row does not have: an en dash."""
 
 
 def text(value: object) -> str:
@@ -35,9 +37,9 @@ def short(value: object) -> str:
 
 
 def clip(value: str | None, width: int) -> str:
-    """``value`` cut to ``width`` with an ellipsis; ``–`` for a field the row does not have."""
+    """``value`` cut to ``width`` with an ellipsis; MISSING for a field the row does not have."""
     if value is None:
-        return "–"  # noqa: RUF001 - the en dash is what the pane shows for a missing field
+        return MISSING
     return value if len(value) <= width else value[: width - 1] + "…"
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import redis
 
@@ -90,17 +90,18 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     scores = replies[3: 3 + n]
     kinds = [text(k) for k in replies[3 + n: 3 + 2 * n]]
     fields = replies[3 + 2 * n:]
-    strings = [key for key, kind in zip(row_keys, kinds) if kind == "string"]
+    strings = [key for key, kind in zip(row_keys, kinds, strict=True) if kind == "string"]
     if strings:
         pipe = client.pipeline(transaction=False)
         for key in strings:
             pipe.get(key)
-        string_values = dict(zip(strings, pipe.execute(raise_on_error=False)))
+        string_values = dict(zip(strings, pipe.execute(raise_on_error=False), strict=True))
     rows = []
-    for member, key, kind, got in zip(members, row_keys, kinds, fields):
+    for member, key, kind, got in zip(members, row_keys, kinds, fields, strict=True):
         changed = key.encode() in written
         if kind == "hash":
-            values = tuple((name.decode(), None if v is None else text(v)) for name, v in zip(ROW_FIELDS, got))
+            values = tuple((name.decode(), None if v is None else text(v))
+                           for name, v in zip(ROW_FIELDS, got, strict=True))
             rows.append(Row(member, kind, values, changed=changed))
         elif kind == "string":
             got = string_values[key]
@@ -110,6 +111,6 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
             rows.append(Row(member, kind, changed=changed))
     active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(score),
                                member in rescored)
-                   for member, score in zip(members, scores))
+                   for member, score in zip(members, scores, strict=True))
     return StoreView(first=shown.start, total=len(ids), active=active, active_count=int(active_count),
                      pending=tuple(text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows))

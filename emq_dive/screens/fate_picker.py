@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -18,7 +19,7 @@ from ..fates import FATES
 class FatePicker(ModalScreen[str | None]):
     """Lists FATES; choosing one dismisses with its key."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     FatePicker { align: center middle; }
     FatePicker > Vertical {
         width: 96; max-width: 100%; height: auto; max-height: 90%;
@@ -27,7 +28,7 @@ class FatePicker(ModalScreen[str | None]):
     FatePicker #fate-intro { color: $text-muted; margin-bottom: 1; }
     FatePicker OptionList { height: auto; max-height: 30; }
     """
-    BINDINGS = [Binding("escape,f", "dismiss(None)", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f", "dismiss(None)", "close")]
 
     def __init__(self, descriptions: Mapping[str, str], acl: bool, acl_reason: str) -> None:
         super().__init__()

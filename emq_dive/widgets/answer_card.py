@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.widgets import Static
 
@@ -42,7 +44,7 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
 class AnswerCard(Static):
     """Shows one Answer in a titled box."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     AnswerCard {
         height: auto;
         border: round $primary 50%;

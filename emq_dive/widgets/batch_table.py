@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -11,6 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..render import deadline, text
+from ..session import Frame
 from ..stepper import NOT_EVALUATED, Member, Step
 from .style import foreground
 
@@ -22,7 +25,7 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
     """Each column's text and its style role (``dim``, ``ok``, ``bad``, ``note`` or empty)."""
     out = [(str(member.index + 1), "dim"), (member.id, ""), (member.token, "")]
     if not member.ran:
-        return out + [("", ""), ("", ""), ("", ""), ("waiting", "dim")]
+        return [*out, ("", ""), ("", ""), ("", ""), ("waiting", "dim")]
     att = member.attempts
     if att == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
@@ -60,7 +63,7 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
 class BatchTable(ScrollView, can_focus=False):
     """Draws one line per member with the Line API, so a step redraws only what is on screen."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     BatchTable {
         height: auto;
         max-height: 12;
@@ -76,11 +79,11 @@ class BatchTable(ScrollView, can_focus=False):
     BatchTable > .batch-table--bad { color: $text-error; }
     BatchTable > .batch-table--note { color: $text-warning; }
     """
-    COMPONENT_CLASSES = {"batch-table--header", "batch-table--current", "batch-table--dim", "batch-table--ok",
-                         "batch-table--bad", "batch-table--note"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"batch-table--header", "batch-table--current", "batch-table--dim",
+                                             "batch-table--ok", "batch-table--bad", "batch-table--note"}
 
-    step: reactive[Step | None] = reactive(None, always_update=True, repaint=False)
-    """The step whose members are drawn (the watcher repaints only the rows that changed)."""
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
+    """The frame whose step's members are drawn (the watcher repaints only the rows that changed)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -92,7 +95,13 @@ class BatchTable(ScrollView, can_focus=False):
         step = self.step
         return 1 + (len(step.members) if step else 1)
 
-    def watch_step(self, old: Step | None, step: Step | None) -> None:
+    @property
+    def step(self) -> Step | None:
+        """The step on show."""
+        return self.frame.step if self.frame is not None else None
+
+    def watch_frame(self, old_frame: Frame | None, frame: Frame | None) -> None:
+        old, step = (f.step if f is not None else None for f in (old_frame, frame))
         if step is None:
             return
         width = self.scrollable_content_region.width
@@ -106,7 +115,7 @@ class BatchTable(ScrollView, can_focus=False):
         current = self._current(step)
         if current is not None:
             self.scroll_to_region_row(current + 1)
-        if full or self.scroll_offset.y != top:
+        if full or old is None or self.scroll_offset.y != top:
             self.refresh()
         else:
             self._repaint_rows(old, step)
@@ -164,7 +173,7 @@ class BatchTable(ScrollView, can_focus=False):
         if strip is None:
             base = self.rich_style + (self.get_component_rich_style("batch-table--current") if current else Style())
             segments = []
-            for (shown, role), (_, width) in zip(cells(member, now), columns):
+            for (shown, role), (_, width) in zip(cells(member, now), columns, strict=True):
                 style = base + (foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
                 cell = Text(shown, no_wrap=True, overflow="ellipsis")
                 cell.truncate(width, overflow="ellipsis", pad=True)

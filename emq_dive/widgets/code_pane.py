@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import ClassVar
 
-from rich.style import Style
 from rich.text import Span, Text
 from textual import work
 from textual.content import Content
@@ -17,6 +17,7 @@ from textual.visual import Visual
 from textual.widget import Widget
 
 from ..echo_mq.scripts import marker_lines
+from ..session import Frame
 from ..stepper import Step
 from .style import background, foreground
 
@@ -85,7 +86,7 @@ class CodePane(Widget):
     step is on screen; until it is done, the pane shows the same lines uncoloured.
     """
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CodePane {
         width: 1fr;
         height: 1fr;
@@ -99,10 +100,10 @@ class CodePane(Widget):
     CodePane > .code-pane--ran { background: $primary 15%; }
     CodePane > .code-pane--gutter { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
 
-    step: reactive[Step | None] = reactive(None, always_update=True, repaint=False)
-    """The step whose code is shown (the watcher repaints only the lines that changed)."""
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
+    """The frame whose step's code is shown (the watcher repaints only the lines that changed)."""
     server: reactive[bool] = reactive(False)
     """True on a server backend, where wire 6 runs the C module."""
 
@@ -120,7 +121,13 @@ class CodePane(Widget):
         """True from the first step until the sources are highlighted (or highlighting gave up)."""
         return self._highlighting and not self._highlighted
 
-    def watch_step(self, step: Step | None) -> None:
+    @property
+    def step(self) -> Step | None:
+        """The step on show."""
+        return self.frame.step if self.frame is not None else None
+
+    def watch_frame(self, frame: Frame | None) -> None:
+        step = frame.step if frame is not None else None
         if step is None:
             self._rows = None
             self.refresh()
@@ -148,7 +155,7 @@ class CodePane(Widget):
             self.refresh()
             return
         width = self.size.width
-        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, rows)) if a != b]
+        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, rows, strict=True)) if a != b]
         if changed:
             self.refresh(*changed)
 
@@ -166,7 +173,7 @@ class CodePane(Widget):
             for key in keys:
                 source(key)
                 self.app.call_from_thread(self._coloured_in, key)
-        except Exception as error:  # noqa: BLE001 - colour is a nicety: the pane keeps its plain lines
+        except Exception as error:  # colour is a nicety: the pane keeps its plain lines
             self.log.error(f"highlighting failed: {error!r}")
         finally:
             self.app.call_from_thread(setattr, self, "_highlighted", True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -35,14 +37,16 @@ def _lines(frame: Frame | None) -> int:
 class StepBar(Widget):
     """Says where the run stands, in the engine's own values; one line per fact, cut with … rather than wrapped."""
 
-    DEFAULT_CSS = """
-    StepBar { height: auto; min-height: 4; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    DEFAULT_CSS: ClassVar[str] = """
+    StepBar {
+        height: auto; min-height: 4; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     StepBar > .step-bar--title { text-style: bold; color: $text-accent; }
     StepBar > .step-bar--ok { color: $text-success; }
     StepBar > .step-bar--bad { color: $text-error; text-style: bold; }
     StepBar > .step-bar--muted { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose step is described."""

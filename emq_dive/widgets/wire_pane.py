@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -21,7 +22,7 @@ def command_text(command: tuple[bytes, ...]) -> str:
 class WirePane(Widget):
     """Shows what travelled between the code and the store, as redis-cli would print it."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     WirePane {
         width: 1fr;
         height: 100%;
@@ -34,7 +35,8 @@ class WirePane(Widget):
     WirePane > .wire-pane--error { color: $text-error; }
     WirePane > .wire-pane--muted { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"wire-pane--cmd", "wire-pane--reply", "wire-pane--error", "wire-pane--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"wire-pane--cmd", "wire-pane--reply", "wire-pane--error",
+                                             "wire-pane--muted"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose wire traffic is shown."""
@@ -61,7 +63,8 @@ class WirePane(Widget):
             out.append(f"\n{call.source}:{call.line}  ", style=style("wire-pane--muted"))
             out.append(wire_text(call.sent))
             failed = isinstance(call.reply, Exception)
-            out.append(f"  → {reply_text(call.reply)}", style=style("wire-pane--error" if failed else "wire-pane--reply"))
+            role = "wire-pane--error" if failed else "wire-pane--reply"
+            out.append(f"  → {reply_text(call.reply)}", style=style(role))
         if len(calls) > MAX_LINES:
             out.append(f"\n… and {len(calls) - MAX_LINES} more calls", style=style("wire-pane--muted"))
         if step.done:
