@@ -72,7 +72,7 @@ def wire_text(args: Sequence[Any], most: int | None = None) -> str:
     """A command the way a person would type it at redis-cli; past ``most`` arguments, count the rest."""
     out = []
     for arg in args[:most]:
-        shown = as_bytes(arg).decode("utf-8", "backslashreplace")
+        shown = text(as_bytes(arg))
         needs_quotes = not shown or not shown.isprintable() or any(c.isspace() or c in "\"'\\" for c in shown)
         out.append(repr(shown) if needs_quotes else shown)
     if most is not None and len(args) > most:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..fates import FATES
+from ..fates import FATES, Fate
 
 
 class FatePicker(ModalScreen[str | None]):
@@ -42,7 +42,7 @@ class FatePicker(ModalScreen[str | None]):
                          "each from the same starting state. Enter runs it.", id="fate-intro")
             yield OptionList(*(self._option(f) for f in FATES), id="fates")
 
-    def _option(self, fate: Any) -> Option:
+    def _option(self, fate: Fate) -> Option:
         text = Text()
         text.append(f"{fate.key:<11}", style="bold")
         text.append(f"{fate.title}", style="italic")

@@ -20,6 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
+from ..lessons import Lesson
 from ..session import Frame
 
 
@@ -112,7 +113,7 @@ class LessonPane(Widget, can_focus=True):
     top: reactive[int] = reactive(0)
     """The first line of the section on show."""
 
-    def __init__(self, lesson: Any, **kwargs: Any) -> None:
+    def __init__(self, lesson: Lesson, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lesson = lesson
         self.keys = [s.key for s in lesson.sections]
