@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from .lessons import Lesson
 from .screens.dive import DiveScreen
 from .screens.error import ErrorView, describe
 from .session import Session
-
+from .stores.protocol import StoreLike
 
 SETTLE_HEAP_AFTER = 1.0
 """Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
@@ -25,9 +28,9 @@ full passes (a pass over it took tens of milliseconds, a stall a step would show
 class DiveApp(App[None]):
     """``emq-dive batches-03``: step a batch lease extension against a live store."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH: ClassVar[str] = "app.tcss"
     TITLE = "emq-dive"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit"),
         Binding("question_mark", "help", "help"),
     ]
@@ -92,7 +95,7 @@ class DiveApp(App[None]):
         yield SystemCommand("Help", "The keys and the panes (?)", dive.action_help)
 
 
-def make_app(lesson: Any, store: Any, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
+def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
              theme: str = "textual-dark") -> DiveApp:
     """The dive app on ``store`` (which the caller opens and closes), at ``step`` on ``wire``."""
     if wire not in (4, 6):
@@ -100,7 +103,7 @@ def make_app(lesson: Any, store: Any, *, wire: int = 4, step: int = 0, batch: Se
     return DiveApp(Session(store, lesson, batch, wire), step=max(0, step), theme=theme)
 
 
-async def wait_ready(app: DiveApp, pilot: Any) -> None:
+async def wait_ready(app: DiveApp, pilot: Pilot[Any]) -> None:
     """Wait until every worker has finished, the panes that fill in after the first frame have, and the screen
     shows the result."""
     while True:
@@ -119,7 +122,7 @@ async def save_screenshot(app: DiveApp, path: str | Path, size: tuple[int, int] 
     """Run ``app`` headless until its first full frame at the requested step, write it as SVG, and exit."""
     target = Path(path)
 
-    async def auto(pilot: Any) -> None:
+    async def auto(pilot: Pilot[Any]) -> None:
         await wait_ready(app, pilot)
         app.save_screenshot(target.name, str(target.parent or "."))
         app.exit()

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
-
-import redis
 
 from . import fates, store_view
-from .echo_mq.connector import error_text
+from .lessons import Lesson
+from .render import answer_text
 from .stepper import Agreement, Step, Stepper
+from .stores.protocol import StoreLike
 
 
 @dataclass(frozen=True)
@@ -28,21 +28,6 @@ class Frame:
     seq: int = 0
 
 
-SHOWN_IDS = 8
-"""How many ids of a long answer are spelled out before the rest are counted."""
-
-
-def answer_text(value: Any) -> str:
-    """The handle's answer as a learner reads it: ``returns [...]`` or ``raises …``."""
-    if isinstance(value, redis.ResponseError):
-        return f"raises ResponseError: {error_text(value)}"
-    if isinstance(value, Exception):
-        return f"raises {type(value).__name__}: {value}"
-    if isinstance(value, list) and len(value) > SHOWN_IDS:
-        return f"returns [{', '.join(map(repr, value[:SHOWN_IDS]))}, …] ({len(value)} ids)"
-    return f"returns {value!r}"
-
-
 def rescored_ids(step: Step) -> frozenset[str]:
     """The ids this step's ZADD calls re-scored."""
     return frozenset(c.sent[3].decode() for c in step.calls if c.sent[0].upper() == b"ZADD" and len(c.sent) > 3)
@@ -51,7 +36,7 @@ def rescored_ids(step: Step) -> frozenset[str]:
 class Session:
     """Owns the stepper; every method does store I/O, so call them from workers inside ``store.io()``."""
 
-    def __init__(self, store: Any, lesson: Any, batch: Sequence[str] | None = None, wire: int = 4) -> None:
+    def __init__(self, store: StoreLike, lesson: Lesson, batch: Sequence[str] | None = None, wire: int = 4) -> None:
         self.store = store
         self.lesson = lesson
         self.fates: tuple[str, ...] = tuple(batch or lesson.batch)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
 
 import redis
 
 from .echo_mq import keyspace
 from .echo_mq.connector import error_text
+from .render import text
 
 WINDOW = 8
 """How many members the pane reads around the current one when the batch is larger than that."""
@@ -65,22 +66,6 @@ def window(total: int, current: int, size: int = WINDOW) -> range:
     return range(start, start + size)
 
 
-def relative(score: int | None, now: int | None) -> str:
-    """A score as a deadline relative to the shared ``now`` (``now+30000``), or as read when ``now`` is unknown."""
-    if score is None:
-        return "nil"
-    if now is None:
-        return str(score)
-    delta = score - now
-    return f"now{delta:+d}" if delta else "now"
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "backslashreplace")
-    return str(value)
-
-
 def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
          written: frozenset[bytes] = frozenset(), rescored: frozenset[str] = frozenset()) -> StoreView:
     """Read the window of ``ids`` around ``current``; ``written`` keys and ``rescored`` ids are marked changed."""
@@ -88,7 +73,7 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     members = [ids[i] for i in shown]
     active_key = keyspace.queue_key(queue, "active")
     pending_key = keyspace.queue_key(queue, "pending")
-    row_keys = [f"emq:{{{queue}}}:job:{member}" for member in members]
+    row_keys = [keyspace.job_key(queue, member) for member in members]
     pipe = client.pipeline(transaction=False)
     pipe.zcard(active_key)
     pipe.llen(pending_key)
@@ -103,28 +88,29 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     active_count, pending_count, pending = replies[0], replies[1], replies[2]
     n = len(members)
     scores = replies[3: 3 + n]
-    kinds = [_text(k) for k in replies[3 + n: 3 + 2 * n]]
+    kinds = [text(k) for k in replies[3 + n: 3 + 2 * n]]
     fields = replies[3 + 2 * n:]
-    strings = [key for key, kind in zip(row_keys, kinds) if kind == "string"]
+    strings = [key for key, kind in zip(row_keys, kinds, strict=True) if kind == "string"]
     if strings:
         pipe = client.pipeline(transaction=False)
         for key in strings:
             pipe.get(key)
-        string_values = dict(zip(strings, pipe.execute(raise_on_error=False)))
+        string_values = dict(zip(strings, pipe.execute(raise_on_error=False), strict=True))
     rows = []
-    for member, key, kind, got in zip(members, row_keys, kinds, fields):
+    for member, key, kind, got in zip(members, row_keys, kinds, fields, strict=True):
         changed = key.encode() in written
         if kind == "hash":
-            values = tuple((name.decode(), None if v is None else _text(v)) for name, v in zip(ROW_FIELDS, got))
+            values = tuple((name.decode(), None if v is None else text(v))
+                           for name, v in zip(ROW_FIELDS, got, strict=True))
             rows.append(Row(member, kind, values, changed=changed))
         elif kind == "string":
             got = string_values[key]
-            rows.append(Row(member, kind, text=error_text(got) if isinstance(got, Exception) else _text(got),
+            rows.append(Row(member, kind, text=error_text(got) if isinstance(got, Exception) else text(got),
                             changed=changed))
         else:
             rows.append(Row(member, kind, changed=changed))
     active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(score),
                                member in rescored)
-                   for member, score in zip(members, scores))
+                   for member, score in zip(members, scores, strict=True))
     return StoreView(first=shown.start, total=len(ids), active=active, active_count=int(active_count),
-                     pending=tuple(_text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows))
+                     pending=tuple(text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows))

@@ -161,7 +161,7 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
 
     from emq_dive import app as app_module
     from emq_dive.heap import collector_paused
-    from emq_dive.screens import dive as dive_module
+    from emq_dive.screens import store_moves
 
     paused = []
 
@@ -172,7 +172,7 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
             yield
 
     monkeypatch.setattr(app_module, "SETTLE_HEAP_AFTER", 0.001)
-    monkeypatch.setattr(dive_module, "collector_paused", counted)
+    monkeypatch.setattr(store_moves, "collector_paused", counted)
     gc.unfreeze()
     app = frozen_app(batch=("live", "stale") * 40)
     async with app.run_test(size=SIZE) as pilot:

@@ -15,8 +15,9 @@ import redis
 from conftest import FROZEN
 from emq_dive import fates
 from emq_dive.echo_mq import jobs, keyspace, scripts
-from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw, reply_text, wire_text
+from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw
 from emq_dive.echo_mq.keyspace import IllFormed, job_key, queue_key
+from emq_dive.render import reply_text, wire_text
 from emq_dive.stores import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,23 +25,30 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # -- (a) the import boundary ----------------------------------------------------------
 
-ENGINE = [
-    "emq_dive.echo_mq", "emq_dive.echo_mq.keyspace", "emq_dive.echo_mq.connector", "emq_dive.echo_mq.jobs",
-    "emq_dive.echo_mq.scripts", "emq_dive.echo_mq.native", "emq_dive.echo_mq.moves",
-    "emq_dive.stores", "emq_dive.stores.embedded", "emq_dive.stores.spawned", "emq_dive.stores.url",
-    "emq_dive.stepper", "emq_dive.fates", "emq_dive.lessons", "emq_dive.bench",
-]
+UI = ("emq_dive.app", "emq_dive.widgets", "emq_dive.screens", "emq_dive.__main__")
+"""The modules that draw; every other module of the package is engine and must never import textual."""
 
 
 def test_the_engine_never_imports_textual() -> None:
-    code = ("import importlib, json, sys\n"
-            f"for name in {ENGINE!r}:\n"
+    """Every module outside the UI, found by walking the package (a new module is checked without listing it)."""
+    code = ("import importlib, json, pkgutil, sys\n"
+            "import emq_dive\n"
+            f"ui = {UI!r}\n"
+            "names = [m.name for m in pkgutil.walk_packages(emq_dive.__path__, 'emq_dive.')\n"
+            "         if not any(m.name == u or m.name.startswith(u + '.') for u in ui)]\n"
+            "for name in names:\n"
             "    importlib.import_module(name)\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))))\n")
+            "print(json.dumps({'checked': names,\n"
+            "                  'textual': sorted(m for m in sys.modules if m.split('.')[0] == 'textual')}))\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [], "the engine imported textual"
+    result = json.loads(done.stdout)
+    for name in ("emq_dive.echo_mq.connector", "emq_dive.stores.embedded", "emq_dive.stepper", "emq_dive.lessons",
+                 "emq_dive.fates.runs", "emq_dive.fate_table", "emq_dive.session", "emq_dive.render",
+                 "emq_dive.store_view"):
+        assert name in result["checked"], name
+    assert result["textual"] == [], "the engine imported textual"
 
 
 def test_the_engine_runs_a_batch_without_textual() -> None:
@@ -198,7 +206,7 @@ def test_wire_text_and_reply_text() -> None:
     assert reply_text(redis.ResponseError("EMQSTALE token does not match attempts")) == \
         "(error) EMQSTALE token does not match attempts"
     exchange = Exchange((b"ZSCORE", b"emq:{q}:active", b"JOB01"), b"1700000030000")
-    assert str(exchange) == 'ZSCORE emq:{q}:active JOB01\n→ "1700000030000"'
+    assert (wire_text(exchange.sent), reply_text(exchange.reply)) == ("ZSCORE emq:{q}:active JOB01", '"1700000030000"')
     assert not exchange.failed
 
 
@@ -496,4 +504,27 @@ def test_a_queue_named_with_glob_characters_finds_only_its_own_keys(queue: str) 
         assert store.own_keys() == [own]
         assert list(snapshot.take(store.client, queue)) == [own]
     finally:
+        store.close()
+
+
+@pytest.mark.parametrize("queue", ["q", "a*", "a?", "a[b]", "a\\b"])
+def test_key_and_job_patterns_match_only_the_queue_s_own_keys(queue: str) -> None:
+    """The globs the restricted user's ACL rules are built from, checked by the store's own matcher (SCAN)."""
+    store = open_store("fakeredis", queue=queue)
+    try:
+        others = [f"emq:{{{name}}}:{suffix}".encode() for name in ("ab", "a", "ax", "a]")
+                  for suffix in ("active", "job:J1")]
+        own = [queue_key(queue, s).encode() for s in ("active", "", "pending")] + [job_key(queue, "J1").encode()]
+        for key in [*others, *own]:
+            store.client.set(key, 1)
+        store.client.set(queue_key(queue, "activeX"), 1)
+
+        def scan(pattern: str) -> list[bytes]:
+            return sorted(store.client.scan_iter(match=pattern))
+
+        assert scan(keyspace.key_pattern(queue, "active")) == [queue_key(queue, "active").encode()]
+        assert scan(keyspace.key_pattern(queue, "")) == [queue_key(queue, "").encode()]
+        assert scan(keyspace.job_pattern(queue)) == [job_key(queue, "J1").encode()]
+    finally:
+        store.forget()
         store.close()

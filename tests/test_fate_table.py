@@ -513,3 +513,29 @@ def test_fakeredis_twin_equals_the_real_server(fake_store, server_store, key):
                 if f_score is not None:
                     assert real_clock.holds(r_score, f_score - NOW_MS), \
                         f"{where} {k}: server {r_score} is not now+{f_score - NOW_MS}"
+
+
+# -- the table drives the set-ups -----------------------------------------------
+
+
+def test_every_fate_has_its_runner_and_every_member_fate_its_set_up():
+    assert set(fates.RUNNERS) == set(fates.BY_KEY)
+    assert set(fates.MEMBER_SETUPS) == {f.key for f in fates.FATES if f.member}
+
+
+@pytest.mark.parametrize("key", [f.key for f in fates.FATES if not f.member])
+def test_a_whole_call_fate_cannot_be_given_to_one_job(fake_store, key):
+    with pytest.raises(ValueError, match="whole call"):
+        fates.prepare(fake_store.client, fake_store.queue, A, key, CLAIM)
+    assert fates.read_state(fake_store.client, fake_store.queue) == {}, "a refused set-up wrote nothing"
+
+
+@pytest.mark.server
+def test_the_restricted_user_is_deleted_when_the_store_closes(server_store):
+    """The fate's ACL user is registered with the store's on_close, so closing the store deletes it."""
+    run = fates.run_fate(server_store, "restricted")
+    assert run.answers and not any(a.unavailable for a in run.answers)
+    user = f"emq-dive-{server_store.queue}".encode()
+    assert user in server_store.client.execute_command("ACL", "USERS")
+    server_store.close()
+    assert user not in server_store.client.execute_command("ACL", "USERS")

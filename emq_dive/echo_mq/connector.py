@@ -23,7 +23,8 @@ class Wire(Protocol):
         ...
 
 
-def _arg(value: Any) -> bytes:
+def as_bytes(value: Any) -> bytes:
+    """One command argument as the wire carries it: bytes as they are, text as UTF-8, an int in decimal."""
     if isinstance(value, bytes):
         return value
     if isinstance(value, str):
@@ -59,38 +60,6 @@ def raw(client: redis.Redis, *args: Any) -> Any:
         pool.release(conn)
 
 
-def wire_text(args: Sequence[Any], most: int | None = None) -> str:
-    """Render a command the way a person would type it at redis-cli; past ``most`` arguments, count the rest."""
-    out = []
-    for arg in args[:most]:
-        text = _arg(arg).decode("utf-8", "backslashreplace")
-        needs_quotes = not text or not text.isprintable() or any(c.isspace() or c in "\"'\\" for c in text)
-        out.append(repr(text) if needs_quotes else text)
-    if most is not None and len(args) > most:
-        out.append(f"… ({len(args)} arguments in all)")
-    return " ".join(out)
-
-
-def reply_text(reply: Any, most: int | None = None) -> str:
-    """Render a reply the way redis-cli prints it, on one line; past ``most`` items of an array, count the rest."""
-    if isinstance(reply, redis.ResponseError):
-        return f"(error) {error_text(reply)}"
-    if reply is None:
-        return "(nil)"
-    if isinstance(reply, int):
-        return f"(integer) {reply}"
-    if isinstance(reply, bytes):
-        return '"' + reply.decode("utf-8", "backslashreplace") + '"'
-    if isinstance(reply, list):
-        if not reply:
-            return "(empty array)"
-        items = [reply_text(item) for item in reply[:most]]
-        if most is not None and len(reply) > most:
-            items.append(f"… ({len(reply)} items in all)")
-        return "[" + ", ".join(items) + "]"
-    return str(reply)
-
-
 @dataclass(frozen=True)
 class Exchange:
     """One command on the wire and what came back (a value, or the error raised)."""
@@ -102,9 +71,6 @@ class Exchange:
     def failed(self) -> bool:
         """True when the server answered with an error."""
         return isinstance(self.reply, redis.ResponseError)
-
-    def __str__(self) -> str:
-        return f"{wire_text(self.sent)}\n→ {reply_text(self.reply)}"
 
 
 class Connector:
@@ -119,7 +85,7 @@ class Connector:
 
     def send(self, *args: Any) -> Any:
         """Send one raw command, record it, and return its reply or raise its error."""
-        sent = tuple(_arg(a) for a in args)
+        sent = tuple(as_bytes(a) for a in args)
         try:
             reply = raw(self.client, *sent)
         except redis.ResponseError as err:

@@ -59,7 +59,21 @@ def job_key(queue: str | bytes, job_id: str | bytes) -> str:
     return queue_key(queue, "job:") + gate(job_id)
 
 
+def _literal(text: str) -> str:
+    """``text`` as a glob that matches only itself."""
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
+
+
 def queue_pattern(queue: str) -> str:
     """A SCAN pattern that matches exactly ``queue``'s keys (glob characters in the name match only themselves)."""
-    escaped = "".join("\\" + ch if ch in "*?[]\\" else ch for ch in gate(queue))
-    return f"emq:{{{escaped}}}:*"
+    return f"emq:{{{_literal(gate(queue))}}}:*"
+
+
+def key_pattern(queue: str, suffix: str) -> str:
+    """A glob (for SCAN or an ACL key pattern) that matches only the key ``queue_key(queue, suffix)``."""
+    return f"emq:{{{_literal(gate(queue))}}}:{_literal(suffix)}"
+
+
+def job_pattern(queue: str) -> str:
+    """A glob (for SCAN or an ACL key pattern) that matches every job row of ``queue`` and nothing else."""
+    return key_pattern(queue, "job:") + "*"

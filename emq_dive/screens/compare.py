@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..echo_mq.connector import wire_text
 from ..fates import WireCompare
+from ..render import MAX_ARGS, MAX_ITEMS, wire_text
 from ..widgets.answer_card import AnswerCard
-from ..widgets.wire_pane import MAX_ARGS, MAX_ITEMS
 
 
 def fates_text(fates: tuple[str, ...]) -> str:
@@ -19,13 +20,14 @@ def fates_text(fates: tuple[str, ...]) -> str:
     if len(fates) <= MAX_ITEMS:
         return f"fates: {', '.join(fates)}"
     counts = {fate: fates.count(fate) for fate in dict.fromkeys(fates)}
-    return f"fates of {len(fates):,} members: " + ", ".join(f"{fate} ×{n:,}" for fate, n in counts.items())
+    tally = ", ".join(f"{fate} ×{n:,}" for fate, n in counts.items())  # noqa: RUF001 - the times sign of a count
+    return f"fates of {len(fates):,} members: {tally}"
 
 
 class CompareView(ModalScreen[None]):
     """Shows a WireCompare: the scripted twin, the native twin, and what differs."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CompareView { align: center middle; }
     CompareView > VerticalScroll {
         width: 118; max-width: 100%; height: auto; max-height: 95%;
@@ -36,7 +38,7 @@ class CompareView(ModalScreen[None]):
     CompareView Horizontal { height: auto; }
     CompareView AnswerCard { width: 1fr; }
     """
-    BINDINGS = [Binding("escape,w,enter", "dismiss(None)", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,w,enter", "dismiss(None)", "close")]
 
     def __init__(self, compared: WireCompare, fates: tuple[str, ...], now_wire: int) -> None:
         super().__init__()

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from dataclasses import dataclass
-from textual import work
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.reactive import var
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
-from ..fates import BY_KEY, FateRun, WireCompare
-from ..heap import collector_paused
+from ..fates import BY_KEY
+from ..session import Frame, Session, with_seq
 from ..stepper import Step
 from ..widgets.batch_table import BatchTable
 from ..widgets.code_pane import CodePane
@@ -25,18 +22,16 @@ from ..widgets.lesson_pane import LessonPane
 from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
-from ..session import Frame, Session, with_seq
+from .store_moves import StoreMoves
 
 PACE = 1.2
 """Seconds between steps while playing."""
-BIG_MOVE = 64
-"""Steps in one move past which the move runs with the collector paused (End on a big batch, say)."""
 
 
-class DiveScreen(Screen[None]):
-    """The main screen; owns the session and turns key presses into worker runs."""
+class DiveScreen(StoreMoves):
+    """The main screen: turns key presses into the session's store moves and shows the frames they make."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "forward", "step", key_display="→", priority=True),
         Binding("left", "back", "back", key_display="←", priority=True),
         Binding("home", "home", "home", show=False, priority=True),
@@ -49,34 +44,10 @@ class DiveScreen(Screen[None]):
         Binding("l", "lesson", "lesson", show=False),
     ]
 
-    @dataclass
-    class FrameReady(Message):
-        """A worker finished a store move; ``frame`` is what the screen shows now."""
-
-        frame: Frame
-
-    @dataclass
-    class Compared(Message):
-        """The wire switch ran the batch on both wires."""
-
-        compared: WireCompare
-        frame: Frame
-
-    @dataclass
-    class FateRan(Message):
-        """A fate's four verbs ran and the lesson batch was set up again."""
-
-        run: FateRun
-        frame: Frame
-
     # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it
     # (the footer's keys and every lesson block too) each time a step lands; the panes repaint themselves.
     frame: var[Frame | None] = var(None, always_update=True)
     """The engine's latest frame, from the worker that made it."""
-    step: var[Step | None] = var(None, always_update=True)
-    """The step on screen, pushed down to the panes."""
-    wire: var[int] = var(4)
-    """The wire the stepped run uses."""
     playing: var[bool] = var(False)
     """True while the run steps itself every PACE seconds."""
     busy: var[str] = var("")
@@ -87,31 +58,38 @@ class DiveScreen(Screen[None]):
     """True below 100 columns or 32 rows, where the secondary panes fold away."""
 
     def __init__(self, session: Session, start_step: int = 0) -> None:
-        super().__init__()
-        self.session = session
+        super().__init__(session)
         self.start_step = start_step
         self.target = start_step
-        self.seq = 0
-        self.set_reactive(DiveScreen.wire, session.wire)
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         store, lesson = self.session.store, self.session.lesson
-        header = DiveHeader().data_bind(DiveScreen.wire)
-        header.heading, header.backend = lesson.heading, store.description
+        header = DiveHeader().data_bind(DiveScreen.frame)
+        header.heading, header.backend, header.wire = lesson.heading, store.description, self.session.wire
         yield header
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield StepBar().data_bind(DiveScreen.frame, DiveScreen.playing, DiveScreen.busy)
-                yield BatchTable().data_bind(DiveScreen.step)
-                code = CodePane().data_bind(DiveScreen.step)
+                yield BatchTable().data_bind(DiveScreen.frame)
+                code = CodePane().data_bind(DiveScreen.frame)
                 code.server = store.kind != "fakeredis"
                 yield code
                 with Horizontal(id="bottom"):
                     yield WirePane().data_bind(DiveScreen.frame)
                     yield StorePane().data_bind(DiveScreen.frame)
-            yield LessonPane(lesson, id="lesson").data_bind(DiveScreen.step)
+            yield LessonPane(lesson, id="lesson").data_bind(DiveScreen.frame)
         yield Footer()
+
+    @property
+    def step(self) -> Step | None:
+        """The step on screen."""
+        return self.frame.step if self.frame is not None else None
+
+    @property
+    def wire(self) -> int:
+        """The wire the stepped run uses: the frame's, or the one asked for until the first frame."""
+        return self.frame.wire if self.frame is not None else self.session.wire
 
     @property
     def deferred(self) -> bool:
@@ -141,59 +119,11 @@ class DiveScreen(Screen[None]):
         if self._timer is not None:
             self._timer.resume() if playing else self._timer.pause()
 
-    # -- workers: all store I/O, one at a time inside store.io() ---------------
-
-    def _next_seq(self) -> int:
-        self.seq += 1
-        return self.seq
-
-    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
-    def _goto(self, target: int, seq: int) -> None:
-        with self.session.store.io():
-            if get_current_worker().is_cancelled:
-                return
-            stepper = self.session.stepper
-            if stepper is not None and abs(min(target, stepper.count) - stepper.position) > BIG_MOVE:
-                with collector_paused():
-                    frame = self.session.goto(target)
-            else:
-                frame = self.session.goto(target)
-        self.post_message(self.FrameReady(with_seq(frame, seq)))
-
     def open_batch(self, target: int = 0) -> None:
         """Set the batch up afresh from its fates, then step to ``target``."""
         self.playing = False
         self.busy = "setting up the batch…"
         self._open(target, self._next_seq())
-
-    @work(thread=True, group="store", exit_on_error=False)
-    def _open(self, target: int, seq: int) -> None:
-        with self.session.store.io(), collector_paused():
-            frame = self.session.open(target)
-        self.post_message(self.FrameReady(with_seq(frame, seq)))
-
-    @work(thread=True, group="store", exit_on_error=False)
-    def _wait_early(self, early: Future[Frame], seq: int) -> None:
-        frame = early.result()  # raises what the set-up raised, for the error view
-        self.post_message(self.FrameReady(with_seq(frame, seq)))
-
-    @work(thread=True, group="store", exit_on_error=False)
-    def _switch(self, wire: int, seq: int) -> None:
-        with self.session.store.io(), collector_paused():
-            compared, frame = self.session.switch(wire)
-        self.post_message(self.Compared(compared, with_seq(frame, seq)))
-
-    @work(thread=True, group="store", exit_on_error=False)
-    def _fate(self, key: str, seq: int) -> None:
-        with self.session.store.io(), collector_paused():
-            run, frame = self.session.run_fate(key)
-        self.post_message(self.FateRan(run, with_seq(frame, seq)))
-
-    @work(thread=True, group="store", exit_on_error=False)
-    def _apply(self, index: int, key: str, seq: int) -> None:
-        with self.session.store.io(), collector_paused():
-            frame = self.session.apply(index, key)
-        self.post_message(self.FrameReady(with_seq(frame, seq)))
 
     # -- results -------------------------------------------------------------
 
@@ -202,24 +132,24 @@ class DiveScreen(Screen[None]):
             self.target = frame.step.index
             self.busy = ""
         self.frame = frame
-        self.step = frame.step
-        self.wire = frame.wire
         if frame.step.done:
             self.playing = False
 
-    def on_dive_screen_frame_ready(self, message: FrameReady) -> None:
+    def on_store_moves_frame_ready(self, message: StoreMoves.FrameReady) -> None:
         self._show(message.frame)
 
-    def on_dive_screen_compared(self, message: Compared) -> None:
+    def on_store_moves_compared(self, message: StoreMoves.Compared) -> None:
         self._show(message.frame)
-        from .compare import CompareView  # the modal screens load on first use, not before the first frame
+        from .compare import (
+            CompareView,  # the modal screens load on first use, not before the first frame
+        )
 
         self.app.push_screen(CompareView(message.compared, message.frame.fates, message.frame.wire))
 
-    def on_dive_screen_fate_ran(self, message: FateRan) -> None:
+    def on_store_moves_fate_ran(self, message: StoreMoves.FateRan) -> None:
         self._show(message.frame)
         run = message.run
-        members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates)]
+        members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates, strict=True)]
         from .fate_view import FateView
 
         view = FateView(run, self.session.lesson.fates.get(run.fate.key, ""), members)

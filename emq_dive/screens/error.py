@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import redis
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -34,7 +36,7 @@ def describe(err: BaseException) -> tuple[str, str]:
 class ErrorView(ModalScreen[str]):
     """Shows one error; r retries, escape closes, q quits."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     ErrorView { align: center middle; }
     ErrorView > Vertical {
         width: 76; max-width: 100%; height: auto; max-height: 90%;
@@ -43,7 +45,7 @@ class ErrorView(ModalScreen[str]):
     ErrorView #error-title { text-style: bold; color: $text-error; margin-bottom: 1; }
     ErrorView #error-keys { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss('close')", "close"),
         Binding("r", "dismiss('retry')", "retry"),
         Binding("q", "dismiss('quit')", "quit"),

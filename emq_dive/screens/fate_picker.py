@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..fates import FATES
+from ..fates import FATES, Fate
 
 
 class FatePicker(ModalScreen[str | None]):
     """Lists FATES; choosing one dismisses with its key."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     FatePicker { align: center middle; }
     FatePicker > Vertical {
         width: 96; max-width: 100%; height: auto; max-height: 90%;
@@ -27,7 +28,7 @@ class FatePicker(ModalScreen[str | None]):
     FatePicker #fate-intro { color: $text-muted; margin-bottom: 1; }
     FatePicker OptionList { height: auto; max-height: 30; }
     """
-    BINDINGS = [Binding("escape,f", "dismiss(None)", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f", "dismiss(None)", "close")]
 
     def __init__(self, descriptions: Mapping[str, str], acl: bool, acl_reason: str) -> None:
         super().__init__()
@@ -41,7 +42,7 @@ class FatePicker(ModalScreen[str | None]):
                          "each from the same starting state. Enter runs it.", id="fate-intro")
             yield OptionList(*(self._option(f) for f in FATES), id="fates")
 
-    def _option(self, fate: Any) -> Option:
+    def _option(self, fate: Fate) -> Option:
         text = Text()
         text.append(f"{fate.key:<11}", style="bold")
         text.append(f"{fate.title}", style="italic")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -18,7 +19,7 @@ from ..widgets.answer_card import AnswerCard
 class FateView(ModalScreen[int | None]):
     """Shows a FateRun; choosing a member dismisses with its index, to give it this fate."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     FateView { align: center middle; }
     FateView > VerticalScroll {
         width: 118; max-width: 100%; height: 95%;
@@ -29,7 +30,7 @@ class FateView(ModalScreen[int | None]):
     FateView Grid { grid-size: 2; grid-gutter: 0 1; height: auto; }
     FateView OptionList { height: auto; max-height: 8; margin-bottom: 1; }
     """
-    BINDINGS = [Binding("escape,f", "dismiss(None)", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f", "dismiss(None)", "close")]
 
     def __init__(self, run: FateRun, description: str, members: Sequence[tuple[str, str]]) -> None:
         super().__init__()
@@ -43,7 +44,8 @@ class FateView(ModalScreen[int | None]):
             yield Static(f"fate: {run.fate.key} · {run.fate.title}", classes="fate-heading")
             yield Static(self.description, classes="fate-muted")
             if run.held:
-                held = ", ".join(f"{job} token {token}" if token is not None else f"{job} (no token)" for job, token in run.held)
+                held = ", ".join(f"{job} token {token}" if token is not None else f"{job} (no token)"
+                                 for job, token in run.held)
                 yield Static(f"held: {held}", classes="fate-muted")
             if run.answers:
                 yield Static("through the project's verbs: single on the left, batch on the right",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
@@ -41,14 +43,14 @@ Press escape or ? to close.
 class HelpScreen(ModalScreen[None]):
     """Lists the keys and explains the panes."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
         width: 84; max-width: 100%; height: auto; max-height: 90%;
         border: thick $primary; background: $surface; padding: 0 1;
     }
     """
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "dismiss", "close")]
 
     def __init__(self, pace: float) -> None:
         super().__init__()

@@ -28,6 +28,10 @@ class StoreLike(Protocol):
         """The server's run_id, the value the native twin stamps as lease_epoch."""
         ...
 
+    def forget(self) -> None:
+        """Delete every key of this run's queue, and only those."""
+        ...
+
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the store closes, newest first."""
         ...

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.widgets import Static
 
-from ..echo_mq.connector import reply_text, wire_text
 from ..fates import Answer
-from .wire_pane import MAX_ARGS, MAX_ITEMS
-
-MAX_WRITES = 12
-"""How many writes a card lists before it counts the rest."""
+from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, reply_text, wire_text
 
 
 def answer_text(answer: Answer, sha_width: int = 10) -> Text:
@@ -34,10 +32,10 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         out.append("\n  → " + reply_text(exchange.reply, MAX_ITEMS), style="red" if exchange.failed else "green")
     out.append("\nwrote: ", style="dim")
     if answer.writes:
-        for write in answer.writes[:MAX_WRITES]:
+        for write in answer.writes[:MAX_LINES]:
             out.append("\n  " + write, style="yellow")
-        if len(answer.writes) > MAX_WRITES:
-            out.append(f"\n  … and {len(answer.writes) - MAX_WRITES} more writes", style="dim")
+        if len(answer.writes) > MAX_LINES:
+            out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style="dim")
     else:
         out.append("nothing", style="dim")
     return out
@@ -46,7 +44,7 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
 class AnswerCard(Static):
     """Shows one Answer in a titled box."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     AnswerCard {
         height: auto;
         border: round $primary 50%;

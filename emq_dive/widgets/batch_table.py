@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -10,58 +12,43 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .. import store_view
+from ..render import deadline, text
+from ..session import Frame
 from ..stepper import NOT_EVALUATED, Member, Step
+from .style import foreground
 
 COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 13), ("token?", 13), ("in active?", 13),
            ("verdict", 20))
-
-
-def _foreground(style: Style) -> Style:
-    """Only the colour and emphasis of ``style``, so the row's background stays."""
-    return Style(color=style.color, bold=style.bold, italic=style.italic)
-
-
-def _value(raw: object) -> str:
-    return raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else str(raw)
-
-
-def relative(score: object, now: int | None) -> str:
-    """A ZSCORE reply or a new score as a deadline relative to the shared ``now``."""
-    try:
-        return store_view.relative(int(float(_value(score))), now)
-    except ValueError:
-        return _value(score)
 
 
 def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
     """Each column's text and its style role (``dim``, ``ok``, ``bad``, ``note`` or empty)."""
     out = [(str(member.index + 1), "dim"), (member.id, ""), (member.token, "")]
     if not member.ran:
-        return out + [("", ""), ("", ""), ("", ""), ("waiting", "dim")]
+        return [*out, ("", ""), ("", ""), ("", ""), ("waiting", "dim")]
     att = member.attempts
     if att == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.outcome == "error":
-        out.append((_value(att), "bad"))
+        out.append((text(att), "bad"))
     elif att is None:
         out.append(("nil ✗", "bad"))
     else:
-        out.append((f'"{_value(att)}" ✓', "ok"))
+        out.append((f'"{text(att)}" ✓', "ok"))
     if member.token_ok == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.token_ok:
-        out.append((f'"{_value(att)}"="{member.token}" ✓', "ok"))
+        out.append((f'"{text(att)}"="{member.token}" ✓', "ok"))
     else:
-        out.append((f'"{_value(att)}"≠"{member.token}" ✗', "bad"))
+        out.append((f'"{text(att)}"≠"{member.token}" ✗', "bad"))
     if member.score == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.score is None:
         out.append(("nil ✗", "bad"))
     else:
-        out.append((f"{relative(member.score, now)} ✓", "ok"))
+        out.append((f"{deadline(member.score, now)} ✓", "ok"))
     if member.outcome == "re-scored":
-        out.append((f"re-scored → {relative(member.new_score, now)}", "ok"))
+        out.append((f"re-scored → {deadline(member.new_score, now)}", "ok"))
     elif member.outcome == "failed":
         out.append((f"joins failed ({member.reason})", "bad"))
     elif member.outcome == "live":
@@ -76,7 +63,7 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
 class BatchTable(ScrollView, can_focus=False):
     """Draws one line per member with the Line API, so a step redraws only what is on screen."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     BatchTable {
         height: auto;
         max-height: 12;
@@ -92,11 +79,11 @@ class BatchTable(ScrollView, can_focus=False):
     BatchTable > .batch-table--bad { color: $text-error; }
     BatchTable > .batch-table--note { color: $text-warning; }
     """
-    COMPONENT_CLASSES = {"batch-table--header", "batch-table--current", "batch-table--dim", "batch-table--ok",
-                         "batch-table--bad", "batch-table--note"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"batch-table--header", "batch-table--current", "batch-table--dim",
+                                             "batch-table--ok", "batch-table--bad", "batch-table--note"}
 
-    step: reactive[Step | None] = reactive(None, always_update=True, repaint=False)
-    """The step whose members are drawn (the watcher repaints only the rows that changed)."""
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
+    """The frame whose step's members are drawn (the watcher repaints only the rows that changed)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -108,7 +95,13 @@ class BatchTable(ScrollView, can_focus=False):
         step = self.step
         return 1 + (len(step.members) if step else 1)
 
-    def watch_step(self, old: Step | None, step: Step | None) -> None:
+    @property
+    def step(self) -> Step | None:
+        """The step on show."""
+        return self.frame.step if self.frame is not None else None
+
+    def watch_frame(self, old_frame: Frame | None, frame: Frame | None) -> None:
+        old, step = (f.step if f is not None else None for f in (old_frame, frame))
         if step is None:
             return
         width = self.scrollable_content_region.width
@@ -122,7 +115,7 @@ class BatchTable(ScrollView, can_focus=False):
         current = self._current(step)
         if current is not None:
             self.scroll_to_region_row(current + 1)
-        if full or self.scroll_offset.y != top:
+        if full or old is None or self.scroll_offset.y != top:
             self.refresh()
         else:
             self._repaint_rows(old, step)
@@ -180,9 +173,9 @@ class BatchTable(ScrollView, can_focus=False):
         if strip is None:
             base = self.rich_style + (self.get_component_rich_style("batch-table--current") if current else Style())
             segments = []
-            for (text, role), (_, width) in zip(cells(member, now), columns):
-                style = base + (_foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
-                cell = Text(text, no_wrap=True, overflow="ellipsis")
+            for (shown, role), (_, width) in zip(cells(member, now), columns, strict=True):
+                style = base + (foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
+                cell = Text(shown, no_wrap=True, overflow="ellipsis")
                 cell.truncate(width, overflow="ellipsis", pad=True)
                 segments.append(Segment(cell.plain + " ", style))
             strip = Strip(segments)
@@ -196,8 +189,8 @@ class BatchTable(ScrollView, can_focus=False):
         width = self.scrollable_content_region.width
         if y == 0:
             style = self.get_component_rich_style("batch-table--header")
-            text = "".join(f"{name:<{w}.{w}} " for name, w in self._columns())
-            return Strip([Segment(text, self.rich_style + style)]).crop_extend(0, width, self.rich_style)
+            header = "".join(f"{name:<{w}.{w}} " for name, w in self._columns())
+            return Strip([Segment(header, self.rich_style + style)]).crop_extend(0, width, self.rich_style)
         index = self.scroll_offset.y + y - 1
         if step is None or index >= len(step.members):
             return Strip.blank(width, self.rich_style)

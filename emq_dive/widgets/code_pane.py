@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import ClassVar
 
-from rich.style import Style
 from rich.text import Span, Text
 from textual import work
 from textual.content import Content
@@ -17,7 +17,9 @@ from textual.visual import Visual
 from textual.widget import Widget
 
 from ..echo_mq.scripts import marker_lines
+from ..session import Frame
 from ..stepper import Step
+from .style import background, foreground
 
 PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = {
@@ -44,17 +46,6 @@ class Source:
     markers: dict[str, int]
 
 
-def _foreground(style: str | Style) -> Style:
-    """The style without its background, so the pane's own colours show through."""
-    parsed = Style.parse(style) if isinstance(style, str) else style
-    return Style(color=parsed.color, bold=parsed.bold, italic=parsed.italic, underline=parsed.underline)
-
-
-def _background(style: Style) -> Style:
-    """Only the background and weight of ``style``, so the syntax colours stay."""
-    return Style(bgcolor=style.bgcolor, bold=style.bold)
-
-
 @cache
 def plain_source(key: str) -> Source:
     """One of the project's source files as plain lines, read once: what the pane shows until it is highlighted."""
@@ -70,7 +61,7 @@ def source(key: str) -> Source:
     code = SOURCES[key].read_text("utf-8")
     highlighted = Syntax(code, LEXERS[key], theme="monokai").highlight(code)
     highlighted.style = ""
-    highlighted.spans = [Span(span.start, span.end, _foreground(span.style)) for span in highlighted.spans]
+    highlighted.spans = [Span(span.start, span.end, foreground(span.style)) for span in highlighted.spans]
     lines = tuple(highlighted.split("\n", allow_blank=True))
     return Source(key, lines[: len(code.splitlines())], marker_lines(code))
 
@@ -95,7 +86,7 @@ class CodePane(Widget):
     step is on screen; until it is done, the pane shows the same lines uncoloured.
     """
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CodePane {
         width: 1fr;
         height: 1fr;
@@ -109,10 +100,10 @@ class CodePane(Widget):
     CodePane > .code-pane--ran { background: $primary 15%; }
     CodePane > .code-pane--gutter { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
 
-    step: reactive[Step | None] = reactive(None, always_update=True, repaint=False)
-    """The step whose code is shown (the watcher repaints only the lines that changed)."""
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
+    """The frame whose step's code is shown (the watcher repaints only the lines that changed)."""
     server: reactive[bool] = reactive(False)
     """True on a server backend, where wire 6 runs the C module."""
 
@@ -130,7 +121,13 @@ class CodePane(Widget):
         """True from the first step until the sources are highlighted (or highlighting gave up)."""
         return self._highlighting and not self._highlighted
 
-    def watch_step(self, step: Step | None) -> None:
+    @property
+    def step(self) -> Step | None:
+        """The step on show."""
+        return self.frame.step if self.frame is not None else None
+
+    def watch_frame(self, frame: Frame | None) -> None:
+        step = frame.step if frame is not None else None
         if step is None:
             self._rows = None
             self.refresh()
@@ -158,7 +155,7 @@ class CodePane(Widget):
             self.refresh()
             return
         width = self.size.width
-        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, rows)) if a != b]
+        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, rows, strict=True)) if a != b]
         if changed:
             self.refresh(*changed)
 
@@ -176,7 +173,7 @@ class CodePane(Widget):
             for key in keys:
                 source(key)
                 self.app.call_from_thread(self._coloured_in, key)
-        except Exception as error:  # noqa: BLE001 - colour is a nicety: the pane keeps its plain lines
+        except Exception as error:  # colour is a nicety: the pane keeps its plain lines
             self.log.error(f"highlighting failed: {error!r}")
         finally:
             self.app.call_from_thread(setattr, self, "_highlighted", True)
@@ -222,8 +219,8 @@ class CodePane(Widget):
     def _line(self, src: Source, number: int, role: str) -> Text:
         """Line ``number`` with its gutter, styled for its ``role`` (``focus``, ``ran`` or empty)."""
         gutter = self.get_component_rich_style("code-pane--gutter")
-        focus_style = _background(self.get_component_rich_style("code-pane--focus"))
-        ran_style = _background(self.get_component_rich_style("code-pane--ran"))
+        focus_style = background(self.get_component_rich_style("code-pane--focus"))
+        ran_style = background(self.get_component_rich_style("code-pane--ran"))
         line = Text(f"{number:>{len(str(len(src.lines)))}} ", style=gutter)
         line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
         line.append_text(src.lines[number - 1].copy())

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from ..session import Frame
 
 WIRES = {4: "4 · EVALSHA", 6: "6 · EMQ.EXTENDS"}
 
@@ -12,27 +16,30 @@ WIRES = {4: "4 · EVALSHA", 6: "6 · EMQ.EXTENDS"}
 class DiveHeader(Widget):
     """One line: what is being taught, against which store, over which wire."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     DiveHeader { dock: top; height: 1; background: $panel; color: $foreground; }
     DiveHeader > .dive-header--heading { text-style: bold; color: $text-accent; }
     DiveHeader > .dive-header--wire { text-style: bold reverse; color: $text-warning; }
     DiveHeader > .dive-header--muted { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"dive-header--heading", "dive-header--wire", "dive-header--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"dive-header--heading", "dive-header--wire", "dive-header--muted"}
 
     heading: reactive[str] = reactive("")
     """The lesson's heading."""
     backend: reactive[str] = reactive("")
     """The store's description."""
     wire: reactive[int] = reactive(4)
-    """The wire the stepped run uses."""
+    """The wire asked for, shown until the first frame."""
+    frame: reactive[Frame | None] = reactive(None)
+    """The frame on screen, whose wire the stepped run uses."""
 
     def render(self) -> Text:
         style = self.get_component_rich_style
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f" {self.heading} ", style=style("dive-header--heading"))
         out.append("│ wire ", style=style("dive-header--muted"))
-        out.append(f" {WIRES.get(self.wire, self.wire)} ", style=style("dive-header--wire"))
+        wire = self.frame.wire if self.frame is not None else self.wire
+        out.append(f" {WIRES.get(wire, wire)} ", style=style("dive-header--wire"))
         out.append(" │ ", style=style("dive-header--muted"))
         out.append(self.backend)
         return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import textwrap
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.padding import Padding
@@ -14,13 +14,14 @@ from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
 from textual import events, work
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.reactive import reactive, var
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from ..stepper import Step
+from ..lessons import Lesson
+from ..session import Frame
 
 
 def markdown_theme(colors: dict[str, str]) -> Theme:
@@ -50,7 +51,7 @@ def markdown_theme(colors: dict[str, str]) -> Theme:
 @cache
 def _markdown_class() -> type:
     """Rich's Markdown renderer with the lesson's own code blocks (imported late: it is slow to import)."""
-    from rich.markdown import CodeBlock, Markdown
+    from rich.markdown import CodeBlock, Markdown, MarkdownElement
 
     class LessonFence(CodeBlock):
         """A code block drawn as plain lines on a tinted band: the lesson's fences are wire text, not code."""
@@ -60,7 +61,8 @@ def _markdown_class() -> type:
             yield Padding(code, (0, 1), style="markdown.code_block", expand=True)
 
     class LessonMarkdown(Markdown):
-        elements = {**Markdown.elements, "fence": LessonFence, "code_block": LessonFence}
+        elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+            **Markdown.elements, "fence": LessonFence, "code_block": LessonFence}
 
     return LessonMarkdown
 
@@ -82,7 +84,7 @@ class LessonPane(Widget, can_focus=True):
     the first step is on screen, the one on show first.
     """
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     LessonPane {
         width: 34;
         height: 1fr;
@@ -94,8 +96,8 @@ class LessonPane(Widget, can_focus=True):
     LessonPane > .lesson-pane--thumb { background: $scrollbar; }
     LessonPane > .lesson-pane--track { background: $scrollbar-background; }
     """
-    COMPONENT_CLASSES = {"lesson-pane--thumb", "lesson-pane--track"}
-    BINDINGS = [
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"lesson-pane--thumb", "lesson-pane--track"}
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "scroll(-1)", "scroll up", show=False),
         Binding("down", "scroll(1)", "scroll down", show=False),
         Binding("pageup", "scroll(-0.9)", "page up", show=False),
@@ -106,12 +108,12 @@ class LessonPane(Widget, can_focus=True):
 
     section: reactive[str] = reactive("")
     """The key of the section shown."""
-    step: var[Step | None] = var(None, always_update=True)
-    """The step on screen; a new code source brings its section."""
+    frame: var[Frame | None] = var(None, always_update=True)
+    """The frame on screen; a new code source in its step brings its section."""
     top: reactive[int] = reactive(0)
     """The first line of the section on show."""
 
-    def __init__(self, lesson: Any, **kwargs: Any) -> None:
+    def __init__(self, lesson: Lesson, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lesson = lesson
         self.keys = [s.key for s in lesson.sections]
@@ -187,7 +189,7 @@ class LessonPane(Widget, can_focus=True):
             try:
                 lines = [Strip(line).crop_extend(0, span, style).apply_style(style).simplify()
                          for line in render_markdown(body, width, theme)]
-            except Exception as error:  # noqa: BLE001 - the pane says so, in place of the section
+            except Exception as error:  # the pane says so, in place of the section
                 text = f"this section could not be laid out: {type(error).__name__}: {error}"
                 lines = [Strip([Segment(part, style)]).crop_extend(0, span, style)
                          for part in textwrap.wrap(text, width)]
@@ -218,7 +220,8 @@ class LessonPane(Widget, can_focus=True):
         self.set_reactive(LessonPane.top, 0)
         self.refresh()
 
-    def watch_step(self, old: Step | None, new: Step | None) -> None:
+    def watch_frame(self, old_frame: Frame | None, frame: Frame | None) -> None:
+        old, new = (f.step if f is not None else None for f in (old_frame, frame))
         if new is not None and (old is None or old.source != new.source):
             self.follow(new.source)
         if new is not None:

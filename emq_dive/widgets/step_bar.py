@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..echo_mq.connector import reply_text
+from ..render import MAX_ITEMS, reply_text
 from ..session import Frame
-
-
-SHOWN = 8
-"""How many failed ids the bar lists before it shows only the last ones and the count."""
 
 
 def failed_text(frame: Frame) -> str:
@@ -19,11 +17,11 @@ def failed_text(frame: Frame) -> str:
     step = frame.step
     ran = min(step.index, len(step.members))
     count = len(step.failed)
-    listed = "[" + ", ".join(step.failed if count <= SHOWN else ("…", *step.failed[-SHOWN:])) + "]"
+    listed = "[" + ", ".join(step.failed if count <= MAX_ITEMS else ("…", *step.failed[-MAX_ITEMS:])) + "]"
     if step.index == 0:
         return "failed: [] · nothing sent yet"
     head = "failed" if step.done else f"failed after member {ran}"
-    return f"{head}{f' ({count} ids)' if count > SHOWN else ''}: {listed}"
+    return f"{head}{f' ({count} ids)' if count > MAX_ITEMS else ''}: {listed}"
 
 
 def _lines(frame: Frame | None) -> int:
@@ -39,14 +37,16 @@ def _lines(frame: Frame | None) -> int:
 class StepBar(Widget):
     """Says where the run stands, in the engine's own values; one line per fact, cut with … rather than wrapped."""
 
-    DEFAULT_CSS = """
-    StepBar { height: auto; min-height: 4; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    DEFAULT_CSS: ClassVar[str] = """
+    StepBar {
+        height: auto; min-height: 4; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     StepBar > .step-bar--title { text-style: bold; color: $text-accent; }
     StepBar > .step-bar--ok { color: $text-success; }
     StepBar > .step-bar--bad { color: $text-error; text-style: bold; }
     StepBar > .step-bar--muted { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose step is described."""
@@ -93,7 +93,7 @@ class StepBar(Widget):
             out.append("\n")
             if agreement.agree:
                 reply = agreement.atomic_reply
-                shown = reply_text(reply, SHOWN) if not isinstance(reply, str) else reply
+                shown = reply_text(reply, MAX_ITEMS) if not isinstance(reply, str) else reply
                 if agreement.atomic_now is None or agreement.stepped_now is None:
                     clock = ""
                 elif agreement.atomic_now == agreement.stepped_now:

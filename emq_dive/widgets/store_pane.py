@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..render import clip, relative
 from ..session import Frame
-from ..store_view import relative
-
-
-def _short(value: str | None, width: int) -> str:
-    """``value`` cut to ``width`` with an ellipsis; ``–`` for a field the row does not have."""
-    if value is None:
-        return "–"
-    return value if len(value) <= width else value[: width - 1] + "…"
 
 
 def _epoch(value: str | None, width: int) -> str:
     """A lease_epoch (a 40-hex run id) as its two ends, ``0000…0000``, or its start when narrower."""
     if value is None or len(value) <= width:
-        return "–" if value is None else value
+        return clip(value, width)
     if width >= 9:
         half = (width - 1) // 2
         return f"{value[:half]}…{value[-half:]}"
@@ -40,7 +35,7 @@ def row_columns(ids: list[str], width: int) -> tuple[int, int, int, int]:
 class StorePane(Widget):
     """What the store holds after the step, the keys the step wrote marked."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     StorePane {
         width: 36;
         height: 100%;
@@ -54,7 +49,7 @@ class StorePane(Widget):
     StorePane > .store-pane--changed { background: $warning 30%; text-style: bold; }
     StorePane > .store-pane--muted { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"store-pane--key", "store-pane--changed", "store-pane--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"store-pane--key", "store-pane--changed", "store-pane--muted"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose store view is drawn (the watcher repaints only the lines that changed)."""
@@ -69,7 +64,7 @@ class StorePane(Widget):
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is not None:
             view = frame.view
-            shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"
+            shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"  # noqa: RUF001 - a range
             subtitle = f"members {shown}" if view.total > len(view.rows) else ""
             if subtitle != self._subtitle:  # setting a border title repaints the whole pane
                 self._subtitle = self.border_subtitle = subtitle
@@ -80,7 +75,7 @@ class StorePane(Widget):
             self.refresh()
             return
         width = self.size.width
-        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, lines)) if a != b]
+        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, lines, strict=True)) if a != b]
         if changed:
             self.refresh(*changed)
 
@@ -121,8 +116,9 @@ class StorePane(Widget):
         for row in view.rows:
             if row.kind == "hash":
                 values = dict(row.fields)
-                text = (row.id.ljust(first) + _short(values.get("attempts"), attempts - 1).ljust(attempts)
-                        + _short(values.get("group"), group - 1).ljust(group) + _epoch(values.get("lease_epoch"), min(epoch, 9)))
+                text = (row.id.ljust(first) + clip(values.get("attempts"), attempts - 1).ljust(attempts)
+                        + clip(values.get("group"), group - 1).ljust(group)
+                        + _epoch(values.get("lease_epoch"), min(epoch, 9)))
             elif row.kind == "none":
                 text = row.id.ljust(first) + "(no row)"
             else:

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..echo_mq.connector import reply_text, wire_text
+from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, reply_text, wire_text
 from ..session import Frame
-
-MAX_CALLS = 12
-MAX_ARGS = 24
-"""How many arguments of a long batch command a pane spells out before it counts the rest."""
-MAX_ITEMS = 8
-"""How many items of a long array reply a pane spells out before it counts the rest."""
 
 
 @lru_cache(maxsize=8)
@@ -27,7 +22,7 @@ def command_text(command: tuple[bytes, ...]) -> str:
 class WirePane(Widget):
     """Shows what travelled between the code and the store, as redis-cli would print it."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     WirePane {
         width: 1fr;
         height: 100%;
@@ -40,7 +35,8 @@ class WirePane(Widget):
     WirePane > .wire-pane--error { color: $text-error; }
     WirePane > .wire-pane--muted { color: $text-muted; }
     """
-    COMPONENT_CLASSES = {"wire-pane--cmd", "wire-pane--reply", "wire-pane--error", "wire-pane--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"wire-pane--cmd", "wire-pane--reply", "wire-pane--error",
+                                             "wire-pane--muted"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose wire traffic is shown."""
@@ -63,13 +59,14 @@ class WirePane(Widget):
         calls = step.calls
         if step.index and not calls:
             out.append("\nthis step sent nothing to the store", style=style("wire-pane--muted"))
-        for call in calls[:MAX_CALLS]:
+        for call in calls[:MAX_LINES]:
             out.append(f"\n{call.source}:{call.line}  ", style=style("wire-pane--muted"))
             out.append(wire_text(call.sent))
             failed = isinstance(call.reply, Exception)
-            out.append(f"  → {reply_text(call.reply)}", style=style("wire-pane--error" if failed else "wire-pane--reply"))
-        if len(calls) > MAX_CALLS:
-            out.append(f"\n… and {len(calls) - MAX_CALLS} more calls", style=style("wire-pane--muted"))
+            role = "wire-pane--error" if failed else "wire-pane--reply"
+            out.append(f"  → {reply_text(call.reply)}", style=style(role))
+        if len(calls) > MAX_LINES:
+            out.append(f"\n… and {len(calls) - MAX_LINES} more calls", style=style("wire-pane--muted"))
         if step.done:
             out.append("\nthe reply: ", style=style("wire-pane--muted"))
             if step.error is not None:

@@ -1,0 +1,111 @@
+"""Putting jobs into their fates with real protocol moves: one set-up per member fate, and whole batches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import redis
+
+from ..echo_mq import jobs, keyspace, moves
+from ..fate_table import fate
+from ..stores.protocol import StoreLike
+
+AfterClaim = Callable[[redis.Redis, str, str, int], None]
+"""The moves that take a freshly claimed job on to its fate: ``(client, queue, job, claim_lease_ms)``."""
+
+
+def _kept(client: redis.Redis, queue: str, job: str, claim_lease_ms: int) -> None:
+    """The claim is the fate: the job stays held."""
+
+
+def _removed(client: redis.Redis, queue: str, job: str, claim_lease_ms: int) -> None:
+    moves.remove(client, queue, job)
+
+
+def _reaped(client: redis.Redis, queue: str, job: str, claim_lease_ms: int) -> None:
+    lapsed_at = moves.deadline(client, queue, job)
+    if lapsed_at is None:
+        raise RuntimeError(f"{job} was just claimed, yet it is not in active")
+    moves.reap(client, queue, lapsed_at, only=[job])
+
+
+def _reclaimed(client: redis.Redis, queue: str, job: str, claim_lease_ms: int) -> None:
+    _reaped(client, queue, job, claim_lease_ms)
+    moves.claim(client, queue, job, claim_lease_ms)
+
+
+def _overwritten(client: redis.Redis, queue: str, job: str, claim_lease_ms: int) -> None:
+    client.set(keyspace.job_key(queue, job), "not a hash")
+
+
+@dataclass(frozen=True)
+class MemberSetup:
+    """How a job reaches one member fate: the lane it is enqueued on, and what follows its claim."""
+
+    after_claim: AfterClaim = _kept
+    group: str | None = None
+
+
+MEMBER_SETUPS: dict[str, MemberSetup] = {
+    "live": MemberSetup(),
+    "gone": MemberSetup(_removed),
+    "stale": MemberSetup(_reclaimed),
+    "reaped": MemberSetup(_reaped),
+    "wrongtype": MemberSetup(_overwritten),
+    "lane": MemberSetup(group="lane-a"),
+}
+"""Every member fate of the table, and how a job is put into it."""
+
+
+def member_setup(key: str) -> MemberSetup:
+    """The set-up of the member fate ``key``; a whole-call fate has none."""
+    if not fate(key).member:
+        raise ValueError(f"{key!r} is a fate of a whole call, not of one job")
+    return MEMBER_SETUPS[key]
+
+
+def job_id(index: int, width: int = 2) -> str:
+    """The id of the batch's ``index``-th job (from 1), e.g. ``JOB01``."""
+    return f"JOB{index:0{width}d}"
+
+
+def prepare(client: redis.Redis, queue: str, job: str, key: str, claim_lease_ms: int) -> int:
+    """Put ``job`` into a member fate with real protocol moves; return its holder's token."""
+    setup = member_setup(key)
+    moves.enqueue(client, queue, job, group=setup.group)
+    token = moves.claim(client, queue, job, claim_lease_ms)
+    setup.after_claim(client, queue, job, claim_lease_ms)
+    return token
+
+
+def reset(store: StoreLike) -> None:
+    """Delete every key of the store's queue, and only those."""
+    store.forget()
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The held leases of one batch, and the fates they were put in."""
+
+    held: tuple[tuple[str, int], ...]
+    fates: tuple[str, ...]
+    lease_ms: int
+
+
+def build_batch(store: StoreLike, fate_keys: Sequence[str], lease_ms: int, claim_lease_ms: int) -> Batch:
+    """Reset the queue and set up one job per fate, in order."""
+    jobs.check_lease(lease_ms)
+    for key in fate_keys:
+        if not fate(key).member:
+            raise ValueError(f"{key!r} cannot be given to one member of a batch")
+    setups = [MEMBER_SETUPS[key] for key in fate_keys]
+    reset(store)
+    width = max(2, len(str(len(fate_keys))))
+    ids = [job_id(i, width) for i in range(1, len(fate_keys) + 1)]
+    client, queue = store.client, store.queue
+    moves.enqueue_many(client, queue, [(job, setup.group) for job, setup in zip(ids, setups, strict=True)])
+    held = tuple(moves.claim_many(client, queue, len(ids), claim_lease_ms))
+    for (job, _), setup in zip(held, setups, strict=True):
+        setup.after_claim(client, queue, job, claim_lease_ms)
+    return Batch(held=held, fates=tuple(fate_keys), lease_ms=lease_ms)
