@@ -5,7 +5,8 @@ from __future__ import annotations
 from emq_dive.echo_mq import scripts
 from emq_dive.fates import read_state
 from emq_dive.stepper import NOT_EVALUATED
-from tests.tui_support import asynctest, NOW_MS, SIZE, dive, frozen_app, frozen_store, press, settle, shown
+from tests.tui_support import NOW_MS, SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
+
 
 def active(store):
     return read_state(store.client, store.queue)[f"emq:{{{store.queue}}}:active".encode()]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from emq_dive.fates import read_state
-from tests.tui_support import asynctest, SIZE, dive, frozen_app, frozen_store, press, settle, shown
+from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
+
 
 @asynctest
 async def test_w_reruns_on_wire_6_from_the_same_start_and_compares():
@@ -65,7 +66,8 @@ async def test_a_big_batch_compares_in_counts_not_screenfuls():
         await press(app, pilot, "w")
         text = shown(app)
         assert "fates of 40 members: live ×20, stale ×20" in text
-        assert "returns ['JOB02', 'JOB04', 'JOB06', 'JOB08', 'JOB10', 'JOB12', 'JOB14', 'JOB16', … (20 ids in all)]" in text
+        assert ("returns ['JOB02', 'JOB04', 'JOB06', 'JOB08', 'JOB10', 'JOB12', 'JOB14', 'JOB16', "
+                "… (20 ids in all)]") in text
         assert "… (86 arguments in all)" in text and "… (85 arguments in all)" in text
         assert "(20 items in all)]" in text
         assert "… and 8 more writes" in text

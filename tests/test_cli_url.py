@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import redis
-
 from conftest import require_server, server_binary
 from test_cli import _refused, emq
 

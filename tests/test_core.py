@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import redis
-
 from conftest import FROZEN
+
 from emq_dive import fates
 from emq_dive.echo_mq import jobs, keyspace, scripts
 from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw
@@ -441,7 +442,7 @@ def test_the_store_window_pages_with_a_neighbour_on_each_side(total: int) -> Non
         if current < total - 1:
             assert current + 1 in shown
         starts.append(shown.start)
-    moves = sum(a != b for a, b in zip(starts, starts[1:]))
+    moves = sum(a != b for a, b in itertools.pairwise(starts))
     assert moves <= total // (WINDOW - 2), "the window moves once a page, not every step"
 
 

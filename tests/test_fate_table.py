@@ -337,7 +337,8 @@ def test_bad_lease_fate(any_store):
         assert isinstance(answer.value, jobs.BadLease) and answer.exchanges == (), answer.verb
         assert_wrote_nothing(answer)
     assert len(run.raw_answers) == 12
-    for lease, rows in zip((0, -5, 1.5), (run.raw_answers[0:4], run.raw_answers[4:8], run.raw_answers[8:12])):
+    per_lease = (run.raw_answers[0:4], run.raw_answers[4:8], run.raw_answers[8:12])
+    for lease, rows in zip((0, -5, 1.5), per_lease, strict=True):
         v = by_verb(rows)
         assert v["EMQ.EXTENDS"].exchanges[-1].sent[4] == str(lease).encode()
         for verb in ("EMQ.EXTEND", "EMQ.EXTENDS"):
@@ -485,7 +486,7 @@ def test_fakeredis_twin_equals_the_real_server(fake_store, server_store, key):
     fake_all = fake_run.answers + fake_run.raw_answers
     real_all = real_run.answers + real_run.raw_answers
     assert [a.verb for a in fake_all] == [a.verb for a in real_all]
-    for f, r in zip(fake_all, real_all):
+    for f, r in zip(fake_all, real_all, strict=True):
         where = f"{key}: {f.verb}"
         assert bool(f.unavailable) == bool(r.unavailable), where
         assert type(f.value) is type(r.value), where

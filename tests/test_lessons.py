@@ -218,7 +218,7 @@ def test_bad_toml_names_the_file_and_the_place(tmp_path: Path) -> None:
 
 def test_missing_file_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "nowhere.toml"
-    with pytest.raises(LessonError, match="nowhere.toml: cannot read"):
+    with pytest.raises(LessonError, match=r"nowhere\.toml: cannot read"):
         lessons.load_file(path)
 
 

@@ -126,7 +126,7 @@ def test_lua_steps_send_the_scripts_real_commands(any_store):
     now = int(seconds) * 1000 + int(micros) // 1000
     if any_store.kind == "fakeredis":
         assert now == NOW_MS
-    for step, (job_id, token), fate_key in zip(steps, batch.held, batch.fates):
+    for step, (job_id, _token), fate_key in zip(steps, batch.held, batch.fates, strict=True):
         member_calls = [c for c in step.calls if c.sent[0] != b"TIME"]
         row = keyspace.job_key(q, job_id).encode()
         # the replies are the store's: HGET attempts of the row, ZSCORE from active as it was
@@ -150,7 +150,7 @@ def test_lua_steps_send_the_scripts_real_commands(any_store):
             assert all(c.sent[0] != b"ZADD" for c in member_calls) and step.changed == frozenset()
         assert step.now == now
     # the store now holds what the steps wrote
-    for job_id, fate_key in zip([j for j, _ in batch.held], batch.fates):
+    for job_id, fate_key in zip([j for j, _ in batch.held], batch.fates, strict=True):
         expected = now + LEASE if fate_key in ("live", "lane") else None
         got = moves.deadline(any_store.client, q, job_id)
         if expected is not None:
@@ -221,7 +221,7 @@ def test_failed_grows_in_input_order(any_store, wire):
     keys = ("stale", "live", "gone", "reaped", "live", "stale", "gone")
     batch = build(any_store, keys)
     steps = run_all(Stepper(any_store, batch.held, LEASE, wire))
-    expected = [job_id for (job_id, _), k in zip(batch.held, keys) if k not in ("live", "lane")]
+    expected = [job_id for (job_id, _), k in zip(batch.held, keys, strict=True) if k not in ("live", "lane")]
     previous: tuple = ()
     for step in steps:
         assert step.failed[: len(previous)] == previous, "failed only grows, at its end"
@@ -332,7 +332,7 @@ def test_wrongtype_mid_batch_lua_keeps_the_earlier_zadd(any_store):
     assert last.done and last.error is not None and last.error.startswith("WRONGTYPE"), last.error
     assert len(steps) == 3, "the run ends at the bad row; the member after it never runs"
     assert not last.members[2].ran
-    hget = [c for c in last.calls if c.sent[0] == b"HGET"][0]
+    hget = next(c for c in last.calls if c.sent[0] == b"HGET")
     assert isinstance(hget.reply, redis.ResponseError)
     # the ZADD of member 1 stays; member 3 keeps its claim deadline
     assert moves.deadline(any_store.client, q, "JOB01") == steps[1].now + LEASE != start_a

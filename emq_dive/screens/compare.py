@@ -20,7 +20,7 @@ def fates_text(fates: tuple[str, ...]) -> str:
     if len(fates) <= MAX_ITEMS:
         return f"fates: {', '.join(fates)}"
     counts = {fate: fates.count(fate) for fate in dict.fromkeys(fates)}
-    tally = ", ".join(f"{fate} ×{n:,}" for fate, n in counts.items())  # noqa: RUF001 - the times sign of a count
+    tally = ", ".join(f"{fate} ×{n:,}" for fate, n in counts.items())
     return f"fates of {len(fates):,} members: {tally}"
 
 

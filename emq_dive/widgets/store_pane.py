@@ -64,7 +64,7 @@ class StorePane(Widget):
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is not None:
             view = frame.view
-            shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"  # noqa: RUF001 - a range
+            shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"
             subtitle = f"members {shown}" if view.total > len(view.rows) else ""
             if subtitle != self._subtitle:  # setting a border title repaints the whole pane
                 self._subtitle = self.border_subtitle = subtitle
