@@ -42,9 +42,9 @@ class Recorder:
         return tuple(self._entries)
 
     def frame(self, frame: Frame) -> None:
-        """Record a frame the screen shows; the same step shown again is kept once."""
-        last = next((e for e in reversed(self._entries) if isinstance(e, Frame)), None)
-        if last is not None and _run_of(last) == _run_of(frame) and last.step.index == frame.step.index \
+        """Record a frame the screen shows; the same step shown twice in a row is kept once."""
+        last = self._entries[-1] if self._entries else None
+        if isinstance(last, Frame) and _run_of(last) == _run_of(frame) and last.step.index == frame.step.index \
                 and last.step.calls == frame.step.calls and (last.agreement is None) == (frame.agreement is None):
             return
         self._entries.append(freeze(frame))
