@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 import redis
-
 from conftest import require_server, server_binary
+from test_cli import BAD_OUTPUTS, _bad_outputs, _nothing_ran, _refused, emq
+from test_processes import _running_in
+
 from emq_dive.echo_mq import keyspace
 from emq_dive.lessons import load
 from emq_dive.session import Session
 from emq_dive.text_modes.transcript import Recorder, default_name, record_run
-from test_cli import BAD_OUTPUTS, _bad_outputs, _nothing_ran, _refused, emq
-from test_processes import _running_in
 
 LESSON = load("batches-03")
 
