@@ -224,3 +224,18 @@ def test_transcript_and_screenshot_together_are_one_usage_line(tmp_path: Path) -
     line = _refused(emq("batches-03", "--transcript", str(tmp_path / "a.md"), "--screenshot", str(tmp_path / "a.svg")))
     assert "not allowed with" in line
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("mode", ["transcript", "plain"])
+def test_a_store_that_fails_under_a_text_mode_is_one_line_and_exit_1(fake_store, tmp_path: Path, capsys,
+                                                                    mode: str) -> None:
+    import argparse
+
+    from emq_dive.cli import _text_mode
+    args = argparse.Namespace(transcript=str(tmp_path / "t.md") if mode == "transcript" else None,
+                              plain=mode == "plain", wire=4, step=0)
+    fake_store.close()
+    assert _text_mode(args, LESSON, fake_store) == 1
+    err = capsys.readouterr().err
+    assert err == "emq-dive: the store failed: the store is closed\n"
+    assert not (tmp_path / "t.md").exists()
