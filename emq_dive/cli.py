@@ -11,13 +11,15 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 
 COMMANDS = ("list", "script", "native", "bench")
 USAGE = """\
 emq-dive LESSON [--backend fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
+emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
+emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lines of text, commands from stdin
 emq-dive list                      the lessons
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
 emq-dive native build              build the EMQ module and print its path
@@ -51,10 +53,18 @@ def _lesson_parser() -> argparse.ArgumentParser:
                              "or a redis://, rediss:// or unix:// URL")
     parser.add_argument("--wire", type=int, choices=(4, 6), default=4,
                         help="4: EVALSHA the script (default); 6: the native EMQ.EXTENDS")
-    parser.add_argument("--screenshot", metavar="FILE.svg", help="write the screen to FILE.svg and exit")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--screenshot", metavar="FILE.svg", help="write the screen to FILE.svg and exit")
+    modes.add_argument("--transcript", metavar="FILE.md",
+                       help="run the batch to the end without the full-screen UI and write every step to FILE.md "
+                            "as Markdown: the command, each call and reply, each check, now, failed, the writes "
+                            "and the agreement check")
+    modes.add_argument("--plain", action="store_true",
+                       help="step the dive as plain lines of text read from stdin (for screen readers and pipes): "
+                            "Enter steps, b back, w wire, f fate, x [FILE] transcript, h help, q quits")
     parser.add_argument("--step", type=_step_number, default=0, metavar="K",
-                        help="open at step K, in the TUI or the screenshot: 0 is the handle, then one step per "
-                             "member (at least one); wire 6 adds the write pass")
+                        help="open at step K, in the TUI, the screenshot or --plain: 0 is the handle, then one step "
+                             "per member (at least one); wire 6 adds the write pass")
     return parser
 
 
@@ -72,7 +82,7 @@ NO_FILES_UNDER = ("/proc", "/sys")
 """Kernel filesystems: a screenshot written there would vanish or be refused."""
 
 
-def output_problem(path: str) -> str | None:
+def output_problem(path: str, example: str = "screen.svg") -> str | None:
     """Why the file ``path`` cannot be written, or None; checked before the lesson runs."""
     if not path:
         return "the output path is empty"
@@ -82,7 +92,7 @@ def output_problem(path: str) -> str | None:
         if resolved.is_relative_to(root):
             return f"{path} is under {root}, the kernel's own filesystem; write the file elsewhere"
     if resolved.is_dir():
-        return f"{path} is a directory; give a file in it, such as {Path(path) / 'screen.svg'}"
+        return f"{path} is a directory; give a file in it, such as {Path(path) / example}"
     if resolved.exists() and not resolved.is_file():
         return f"{path} exists and is not a regular file"
     parent = resolved.parent
@@ -133,6 +143,9 @@ def run_lesson(argv: Sequence[str]) -> int:
     problem = output_problem(args.screenshot) if args.screenshot is not None else None
     if problem:
         return _fail(f"--screenshot: {problem}")
+    problem = output_problem(args.transcript, "transcript.md") if args.transcript is not None else None
+    if problem:
+        return _fail(f"--transcript: {problem}")
     from .lessons import LessonError, load
     try:
         lesson = load(args.lesson)
@@ -150,6 +163,8 @@ def run_lesson(argv: Sequence[str]) -> int:
     except StoreError as err:
         return _fail(str(err))
     try:
+        if args.transcript is not None or args.plain:
+            return _text_mode(args, lesson, store)
         from .app import make_app, save_screenshot
         # a store without the native twin runs the lesson on wire 4, which has fewer steps
         served = args.wire if args.wire == 4 or store.native else 4
@@ -173,6 +188,34 @@ def run_lesson(argv: Sequence[str]) -> int:
         return app.return_code or 0
     finally:
         store.close()
+
+
+def _text_mode(args: argparse.Namespace, lesson: Any, store: Any) -> int:
+    """Run the lesson without the full-screen UI: its transcript, or the plain line mode on stdin and stdout."""
+    import redis
+
+    from .session import Session
+    from .stores import StoreError
+    from .text_modes.transcript import Recorder, record_run
+    session = Session(store, lesson, wire=args.wire)
+    recorder = Recorder(lesson.heading, store.description)
+    try:
+        if args.transcript is not None:
+            record_run(session, recorder)
+            try:
+                recorder.write(args.transcript)
+            except OSError as err:
+                return _fail(f"--transcript: cannot write {args.transcript}: {err.strerror or err}")
+            print(args.transcript)
+            return 0
+        from .text_modes.plain import PlainDive, style_for
+        dive = PlainDive(session, sys.stdout, style_for(sys.stdout, os.environ), recorder,
+                         lambda path: output_problem(path, "transcript.md"), prompt=sys.stdin.isatty())
+        return dive.run(iter(sys.stdin.readline, ""), args.step)
+    except (redis.RedisError, StoreError) as err:
+        sys.stdout.flush()
+        print(f"emq-dive: the store failed: {err}", file=sys.stderr)
+        return 1
 
 
 def run_command(argv: Sequence[str]) -> int:

@@ -35,7 +35,7 @@ def test_help_names_every_command_and_option(args: tuple[str, ...]) -> None:
     done = emq(*args)
     assert done.returncode == 0, done.stderr
     for word in ("list", "script", "native build", "bench", "--backend", "--wire", "--screenshot", "--step",
-                 "fakeredis", "server"):
+                 "--transcript", "--plain", "fakeredis", "server"):
         assert word in done.stdout, f"--help does not mention {word!r}"
     assert not done.stderr
 
@@ -268,3 +268,18 @@ def test_the_step_range_the_cli_checks_is_the_one_the_stepper_walks(fake_store, 
     while not stepper.finished:
         stepper.forward()
     assert stepper.position == step_count(len(batch), wire)
+
+
+@pytest.mark.parametrize("mode", [("--transcript", "x.md"), ("--plain",)])
+def test_a_text_mode_beside_a_screenshot_is_one_usage_line(tmp_path: Path, mode: tuple[str, ...]) -> None:
+    args = [str(tmp_path / part) if part.endswith(".md") else part for part in mode]
+    line = _refused(emq("batches-03", *args, "--screenshot", str(tmp_path / "x.svg")))
+    assert "not allowed with" in line and "--screenshot" in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_plain_refuses_a_step_past_the_end_before_anything_runs(tmp_path: Path) -> None:
+    done = emq("batches-03", "--backend", "server", "--plain", "--step", "9", env=_nothing_ran(tmp_path / "tmp"))
+    line = _refused(done)
+    assert "--step 9" in line and "0 (the handle) to 4" in line
+    assert not list((tmp_path / "tmp").iterdir())
