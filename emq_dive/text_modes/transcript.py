@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..echo_mq.connector import reply_text, wire_text
 from ..fates import FateRun, WireCompare
+from ..render import reply_text, wire_text
 from ..session import Frame, Session
 from . import words
 

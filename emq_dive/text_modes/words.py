@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import store_view
-from ..echo_mq.connector import reply_text, wire_text
+from ..render import relative, reply_text, text, wire_text
 from ..session import Frame
 from ..stepper import NOT_EVALUATED, Agreement, Call, Member, Step
 from ..stepper.timeline import is_write
@@ -15,18 +14,13 @@ SOURCES = {"handle": "jobs.py", "lua": "extend_locks.lua", "native": "native.py"
 """The file each step's ``source`` names."""
 
 
-def value(raw: object) -> str:
-    """A value the store sent, as text."""
-    return raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else str(raw)
-
-
 def deadline(score: object, now: int | None) -> str:
     """A score with its distance from the shared ``now``: ``1700000030000 (now+30000)``."""
     try:
-        number = int(float(value(score)))
+        number = int(float(text(score)))
     except ValueError:
-        return value(score)
-    return f"{number} ({store_view.relative(number, now)})" if now is not None else str(number)
+        return text(score)
+    return f"{number} ({relative(number, now)})" if now is not None else str(number)
 
 
 def checks(member: Member, now: int | None) -> tuple[str, str, str, str]:
@@ -37,17 +31,17 @@ def checks(member: Member, now: int | None) -> tuple[str, str, str, str]:
     if att == NOT_EVALUATED:
         row = NOT_EVALUATED
     elif member.outcome == "error":
-        row = f"error: {value(att)}"
+        row = f"error: {text(att)}"
     elif att is None:
         row = "nil, fails"
     else:
-        row = f'"{value(att)}", passes'
+        row = f'"{text(att)}", passes'
     if member.token_ok == NOT_EVALUATED:
         token = NOT_EVALUATED
     elif member.token_ok:
-        token = f'"{value(att)}" is the token "{member.token}", passes'
+        token = f'"{text(att)}" is the token "{member.token}", passes'
     else:
-        token = f'"{value(att)}" is not the token "{member.token}", fails'
+        token = f'"{text(att)}" is not the token "{member.token}", fails'
     if member.score == NOT_EVALUATED:
         active = NOT_EVALUATED
     elif member.score is None:
@@ -90,7 +84,7 @@ def writes(step: Step) -> list[Call]:
 
 def write_text(call: Call, now: int | None) -> str:
     """One write in words: ``JOB01 re-scored to … in active``, ``JOB01 lease_epoch set to …``, else the command."""
-    sent = [value(part) for part in call.sent]
+    sent = [text(part) for part in call.sent]
     verb = sent[0].upper()
     if verb == "ZADD" and len(sent) == 4:
         return f"{sent[3]} re-scored to {deadline(sent[2], now)} in {sent[1].rsplit(':', 1)[-1]}"
