@@ -123,7 +123,7 @@ class DiveServer(Server):
     async def on_startup(self, app: web.Application) -> None:
         """The serve command prints its own line once the socket is bound."""
 
-    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page, or a short page that says why not (503 when every session is taken)."""
         problem = self.refusal(request)
         if problem:
