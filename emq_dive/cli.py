@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-COMMANDS = ("list", "script", "native", "bench")
+COMMANDS = ("list", "script", "native", "bench", "serve")
 USAGE = """\
 emq-dive LESSON [--backend fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
@@ -23,7 +23,8 @@ emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lin
 emq-dive list                      the lessons
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
 emq-dive native build              build the EMQ module and print its path
-emq-dive bench [--backend B ...]   per-lease cost: one batch vs N singles vs the native twin"""
+emq-dive bench [--backend B ...]   per-lease cost: one batch vs N singles vs the native twin
+emq-dive serve [LESSON] [...]      the dive in a browser, an app per tab (see: emq-dive serve --help)"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -238,6 +239,9 @@ def run_command(argv: Sequence[str]) -> int:
             return _fail("usage: emq-dive native build")
         from .native.build import build_command
         return build_command()
+    if command == "serve":
+        from .web import serve_command
+        return serve_command(rest)
     from .bench import main as bench_main
     return bench_main(rest)
 

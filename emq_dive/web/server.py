@@ -1,0 +1,196 @@
+"""The web server: one app process per browser tab, at most ``max_sessions`` at once, each ended when its tab goes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import ipaddress
+import logging
+import os
+import signal
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from aiohttp import WSCloseCode, web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from .child import SERVER_PID
+
+QUIT_SECONDS = 5.0
+"""How long a tab's app has, after the server's quit, to close its store and exit before it gets SIGTERM."""
+KILL_SECONDS = 5.0
+"""How long it has after SIGTERM before SIGKILL."""
+HEARTBEAT_SECONDS = 15.0
+"""The websocket ping interval: a tab whose connection dropped without a close is noticed within two of them."""
+
+log = logging.getLogger("emq-dive.serve")
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (a name or an address) names this machine's loopback interface only."""
+    if not host:
+        return False
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def page(status: int, title: str, text: str) -> web.Response:
+    """A short HTML page that says what happened, with ``status``."""
+    body = (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
+            f"<body style=\"font-family: sans-serif; max-width: 40em; margin: 3em auto\">"
+            f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></body></html>")
+    return web.Response(status=status, text=body, content_type="text/html",
+                        headers={"Retry-After": "30"} if status == 503 else None)
+
+
+class ListenError(RuntimeError):
+    """The server could not bind its address; the message says which and why."""
+
+
+class Tab(AppService):
+    """One tab's app process; ``close`` ends it for sure: the web driver's quit, then SIGTERM, then SIGKILL."""
+
+    _closing: asyncio.Future[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The app process's pid, once it started."""
+        return None if self._process is None else self._process.pid
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width, height)
+        environment[SERVER_PID] = str(os.getpid())
+        return environment
+
+    def close(self) -> asyncio.Future[None]:
+        """End the app process and wait until it is gone; safe to call again, from any task."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close())
+        return self._closing
+
+    async def _close(self) -> None:
+        process = self._process
+        stopping = asyncio.ensure_future(self.stop())
+        if process is not None:
+            for send, seconds in ((None, QUIT_SECONDS), (process.terminate, KILL_SECONDS), (process.kill, None)):
+                if send is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        send()
+                try:
+                    await asyncio.wait_for(process.wait(), seconds)
+                    break
+                except TimeoutError:
+                    log.warning("tab app %s did not exit within %.0f s", process.pid, seconds)
+        await stopping
+
+
+class DiveServer(Server):
+    """textual-serve's server with a cap on live tabs, a check of who asks, and an end for every tab's process."""
+
+    def __init__(self, command: str, *, host: str, port: int, max_sessions: int, title: str) -> None:
+        super().__init__(command, host=host, port=port, title=title)
+        self.max_sessions = max_sessions
+        self.tabs: dict[Tab, web.WebSocketResponse] = {}
+        self.url = ""
+
+    @property
+    def full(self) -> bool:
+        """Whether every session is taken (a tab still closing holds its session until its process is gone)."""
+        return len(self.tabs) >= self.max_sessions
+
+    def busy_text(self) -> str:
+        """What a tab refused for want of a session is told."""
+        return (f"This emq-dive server runs at most {self.max_sessions} dive(s) at once (--max-sessions), and all "
+                f"are in use. Close another tab that runs the dive, then reload this page.")
+
+    def refusal(self, request: web.Request) -> str | None:
+        """Why ``request`` may not open a dive here, or None: a loopback server answers only to loopback names
+        (no DNS rebinding), and a websocket must come from this server's own page (no other site's page)."""
+        host = request.host
+        if is_loopback(self.host) and not is_loopback(urlsplit(f"//{host}").hostname):
+            return f"this server answers only at a loopback address, not at {host}"
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != host:
+            return f"a page from {origin} may not open a dive on this server"
+        return None
+
+    async def on_startup(self, app: web.Application) -> None:
+        """The serve command prints its own line once the socket is bound."""
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """The page, or a short page that says why not (503 when every session is taken)."""
+        problem = self.refusal(request)
+        if problem:
+            return page(403, "Not served here", problem)
+        if self.full:
+            return page(503, "All dive sessions are in use", self.busy_text())
+        # the page's own links point back at the address the browser used, whatever --host was
+        self.public_url = f"{request.scheme}://{request.host}"
+        response: web.StreamResponse = await super().handle_index(request)
+        return response
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """Start one app process for this tab, relay it, and end it when the tab goes."""
+        problem = self.refusal(request)
+        if problem:
+            raise web.HTTPForbidden(text=problem)
+        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
+        await websocket.prepare(request)
+        if self.full:
+            await websocket.send_bytes(f"\r\n  {self.busy_text()}\r\n".encode())
+            await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"all sessions are in use")
+            return websocket
+
+        async def close() -> None:
+            await websocket.close()
+
+        tab = Tab(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=close,
+                  download_manager=self.download_manager)
+        self.tabs[tab] = websocket
+        try:
+            await tab.start(to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
+            await self._process_messages(websocket, tab)
+        except Exception:
+            log.exception("tab app %s", tab.pid)
+        finally:
+            try:
+                await asyncio.shield(tab.close())
+            finally:
+                self.tabs.pop(tab, None)
+        return websocket
+
+    async def close_tabs(self) -> None:
+        """End every tab's app process, then close the tabs' connections."""
+        tabs = list(self.tabs.items())
+        await asyncio.gather(*(tab.close() for tab, _ in tabs))
+        for _, websocket in tabs:
+            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"the server is stopping")
+
+    async def run(self, ready: Callable[[str], None]) -> None:
+        """Serve until SIGINT, SIGTERM or SIGHUP, then end every tab; ``ready`` gets the URL once it is bound."""
+        runner = web.AppRunner(await self._make_app(), access_log=None)
+        await runner.setup()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            site = web.TCPSite(runner, self.host, self.port)
+            try:
+                await site.start()
+            except OSError as err:
+                raise ListenError(f"cannot listen on {self.host}:{self.port}: {err.strerror or err}") from None
+            address = runner.addresses[0]
+            host = f"[{address[0]}]" if ":" in address[0] else address[0]
+            self.url = f"http://{host}:{address[1]}/"
+            ready(self.url)
+            await stop.wait()
+        finally:
+            await self.close_tabs()
+            await runner.cleanup()

@@ -1,0 +1,286 @@
+"""Helpers for the ``emq-dive serve`` tests: the server as a process, its tabs' processes, and a headless Chromium
+that reads the dive's screen out of xterm.js's own buffer.
+
+The server runs with a private TMPDIR, so a spawned store's work dir (``emq-dive-*``, its server's cwd) lies inside it:
+a process whose cwd is under that TMPDIR, or a dir left there, belongs to this test and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from conftest import IN_CI
+
+ROOT = Path(__file__).resolve().parent.parent
+DEADLINE = 20.0
+"""Seconds any one wait may take before the test fails naming what it waited for."""
+POLL = 0.05
+
+T = TypeVar("T")
+
+
+def poll(probe: Callable[[], T], what: str, seconds: float = DEADLINE) -> T:
+    """Call ``probe`` until it returns something truthy, or fail after ``seconds`` naming ``what``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {seconds:.0f} s waiting for {what}")
+        time.sleep(POLL)
+
+
+# -- /proc ---------------------------------------------------------------------------------------------------------
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, ppid) of ``pid``, or None when there is no such process."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    return fields[0], int(fields[1])
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def children(parent: int) -> list[int]:
+    """The live (not zombie) child processes of ``parent``."""
+    return [pid for pid in _pids() if (stat := _stat(pid)) and stat[1] == parent and stat[0] not in "ZX"]
+
+
+def cmdline(pid: int) -> list[str]:
+    """The argv of ``pid`` ([] when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().split("\0")[:-1]
+    except OSError:
+        return []
+
+
+def running_in(tmpdir: Path) -> list[int]:
+    """Every live process whose cwd lies under ``tmpdir``."""
+    prefix = str(tmpdir) + os.sep
+    found = []
+    for pid in _pids():
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        stat = _stat(pid)
+        if cwd.startswith(prefix) and stat and stat[0] not in "ZX":
+            found.append(pid)
+    return found
+
+
+def tab_processes(tmpdir: Path) -> list[int]:
+    """Every live tab app of a server that was given ``tmpdir`` (its environment names it), wherever it runs now."""
+    marker = f"TMPDIR={tmpdir}".encode()
+    found = []
+    for pid in _pids():
+        if "emq_dive.web.child" not in cmdline(pid):
+            continue
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker in environ and (stat := _stat(pid)) and stat[0] not in "ZX":
+            found.append(pid)
+    return found
+
+
+# -- the server ----------------------------------------------------------------------------------------------------
+
+
+class Served:
+    """A running ``emq-dive serve`` process: its URL, its pid, its output, and its tabs' processes."""
+
+    def __init__(self, args: list[str], tmpdir: Path) -> None:
+        self.tmpdir = tmpdir
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmpdir), "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "emq_dive", "serve", "--port", "0", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        self.out: list[str] = []
+        self.err: list[str] = []
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, args=(self.proc.stdout, lines, self.out), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, None, self.err), daemon=True).start()
+        first = lines.get(timeout=DEADLINE)
+        found = re.search(r"http://\S+/", first or "")
+        if found is None:
+            self.stop()
+            pytest.fail(f"serve printed no URL: {first!r}; stderr: {''.join(self.err)!r}")
+        self.url = found.group(0)
+        self.banner = first or ""
+
+    @staticmethod
+    def _pump(stream: Any, lines: queue.Queue[str | None] | None, keep: list[str]) -> None:
+        for line in iter(stream.readline, ""):
+            keep.append(line)
+            if lines is not None:
+                lines.put(line)
+        if lines is not None:
+            lines.put(None)
+
+    @property
+    def pid(self) -> int:
+        """The server's pid."""
+        return self.proc.pid
+
+    def tabs(self) -> list[int]:
+        """The tab apps this server runs now."""
+        return [pid for pid in children(self.pid) if "emq_dive.web.child" in cmdline(pid)]
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Signal the server and wait for it; its exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            pytest.fail(f"the server did not exit within {DEADLINE:.0f} s of signal {signum}")
+
+
+@contextmanager
+def served(tmp_path: Path, *args: str) -> Iterator[Served]:
+    """``emq-dive serve --port 0 ARGS`` for the length of the block; after it, nothing it started may be left."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir(exist_ok=True)
+    server = Served(list(args), tmpdir)
+    try:
+        yield server
+    finally:
+        server.stop()
+        assert_nothing_left(tmpdir)
+
+
+def assert_nothing_left(tmpdir: Path) -> None:
+    """No tab app and no spawned server of this test runs, and no ``emq-dive-*`` dir is left in its TMPDIR."""
+    try:
+        poll(lambda: not tab_processes(tmpdir) and not running_in(tmpdir), "every tab app and spawned server to exit")
+    finally:
+        for pid in {*tab_processes(tmpdir), *running_in(tmpdir)}:  # never leave one behind for the next test
+            os.kill(pid, signal.SIGKILL)
+    left = sorted(path.name for path in tmpdir.glob("emq-dive-*"))
+    assert not left, f"the server left temp dirs behind: {left}"
+
+
+# -- the browser ---------------------------------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+
+EXPOSE_TERMINAL = """
+window.__terminals = [];
+Object.defineProperty(Object.prototype, 'terminal', {
+  configurable: true,
+  get() { return undefined; },
+  set(value) {
+    Object.defineProperty(this, 'terminal', {value, writable: true, configurable: true, enumerable: true});
+    if (value && value.buffer) window.__terminals.push(value);
+  },
+});
+"""
+"""An init script: textual.js keeps its xterm.js Terminal in ``this.terminal`` of an object the page never exposes;
+a setter on Object.prototype catches that first assignment and keeps the Terminal where the test can read it."""
+
+READ_SCREEN = """() => {
+  const term = window.__terminals[0];
+  if (!term) return null;
+  const buffer = term.buffer.active, rows = [];
+  for (let y = 0; y < term.rows; y++) {
+    const line = buffer.getLine(buffer.viewportY + y);
+    rows.push(line ? line.translateToString(true) : '');
+  }
+  return rows.join('\\n');
+}"""
+
+
+def chromium() -> str:
+    """The system Chromium; in CI a missing one fails, elsewhere the test skips with the reason."""
+    path = shutil.which("chromium") or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else None)
+    if path is None:
+        if IN_CI:
+            pytest.fail("CI must run the browser tests, but there is no chromium (apt-get install chromium)")
+        pytest.skip("no chromium on PATH or at /usr/bin/chromium (apt-get install chromium to run the browser tests)")
+    return path
+
+
+@contextmanager
+def browser() -> Iterator[Any]:
+    """A headless system Chromium driven by Playwright (which downloads nothing here)."""
+    executable = chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if IN_CI:
+            pytest.fail("CI must run the browser tests, but playwright is not installed (the test extra has it)")
+        pytest.skip("playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True,
+                                              args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Screen:
+    """One browser tab on the dive, read through xterm.js's buffer."""
+
+    def __init__(self, launched: Any, url: str) -> None:
+        self.url = url
+        self.context = launched.new_context(viewport={"width": 1400, "height": 900})
+        self.context.add_init_script(EXPOSE_TERMINAL)
+        # the page links a web font on another host: nothing here may wait on a network that is not there
+        self.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
+                           else route.abort())
+        self.page = self.context.new_page()
+
+    def open(self) -> Any:
+        """Load the page; the HTTP response."""
+        return self.page.goto(self.url)
+
+    def text(self) -> str:
+        """The terminal's rows as text ('' before the terminal exists)."""
+        return self.page.evaluate(READ_SCREEN) or ""
+
+    def settled(self, needle: str | re.Pattern[str], what: str) -> str:
+        """The screen once it shows ``needle`` and has stopped changing for a few polls."""
+        found = re.compile(re.escape(needle)) if isinstance(needle, str) else needle
+        last, same = "", 0
+
+        def steady() -> str | None:
+            nonlocal last, same
+            text = self.text()
+            same = same + 1 if text == last and found.search(text) else 0
+            last = text
+            return text if same >= 4 else None
+
+        return poll(steady, what)
+
+    def press(self, key: str) -> None:
+        """Type ``key`` into the terminal."""
+        self.page.evaluate("() => window.__terminals[0].focus()")
+        self.page.keyboard.press(key)
+
+    def close(self) -> None:
+        """Close the tab, as a learner does."""
+        self.context.close()
