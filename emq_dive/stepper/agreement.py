@@ -93,7 +93,7 @@ def _singles(driver: Driver, command: tuple[bytes, ...], stepped: Step, atomic_r
     stepped_replies = [1 if m.error is None else m.error for m in stepped.members]
     atomic_replies = [error_text(r) if isinstance(r, Exception) else r for r in atomic_reply]
     differences = []
-    for member, mine, theirs in zip(stepped.members, stepped_replies, atomic_replies):
+    for member, mine, theirs in zip(stepped.members, stepped_replies, atomic_replies, strict=False):
         if str(mine).split(" ", 1)[0] != str(theirs).split(" ", 1)[0]:
             differences.append(f"{member.id}: stepped {mine!r}, unstepped {theirs!r}")
     if len(stepped_replies) != len(atomic_replies):

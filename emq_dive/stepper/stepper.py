@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,8 @@ from .model import Agreement, Event, Step
 from .race import Race
 from .timeline import Timeline, is_write
 
+_RUNS = itertools.count(1)
+
 
 class Stepper:
     """Runs one held list on one wire in one mode a step at a time; every reply comes from the live store."""
@@ -30,6 +33,8 @@ class Stepper:
         self.lease_ms = lease_ms
         self.wire = wire
         self.mode = mode
+        self.run_id = f"run-{next(_RUNS)}"
+        """This run's id (a new Stepper is a new run): what predictions and agreement checks are kept under."""
         sent = handle.capture(wire, self.queue, self.held, lease_ms)
         self.script, self.keys, self.argv = sent.script, list(sent.keys), list(sent.argv)
         self.timeline = Timeline(self.client, self.held)
