@@ -87,7 +87,7 @@ def test_a_lesson_file_with_bad_members_is_refused(tmp_path):
 
 
 def test_save_refuses_a_path_that_is_no_lesson_file(tmp_path):
-    with pytest.raises(SandboxError, match="ends in .toml"):
+    with pytest.raises(SandboxError, match=r"ends in \.toml"):
         save_lesson(from_lesson(LESSON), tmp_path / "x.txt", LESSON)
     with pytest.raises(SandboxError, match="cannot write"):
         save_lesson(from_lesson(LESSON), tmp_path / "missing" / "x.toml", LESSON)
