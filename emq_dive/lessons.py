@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import fate_table
+from .echo_mq import keyspace
 
 SOURCES = ("handle", "lua", "native")
 """The step sources a section may follow: jobs.py, extend_locks.lua and native.py."""
@@ -22,8 +23,9 @@ MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
 """The fates a member of the lesson's batch may have (a whole-call fate is no member's)."""
 
 _TOP = ("id", "module", "dive", "title", "tagline", "intro", "lease_ms", "claim_lease_ms",
-        "batch", "section", "fates")
+        "batch", "section", "fates", "member")
 _SECTION = ("key", "title", "follows", "body")
+_MEMBER = ("id", "fate", "token")
 
 
 class LessonError(ValueError):
@@ -48,6 +50,16 @@ class Section:
 
 
 @dataclass(frozen=True)
+class LessonMember:
+    """One member of a lesson's batch as a sandbox saved it: its id, its fate, and the token it is sent with."""
+
+    id: str
+    fate: str
+    token: int | None = None
+    """The token the holder sends; None sends the attempts it claimed under."""
+
+
+@dataclass(frozen=True)
 class Lesson:
     """One dive of the course: its text, the default batch and the fate descriptions."""
 
@@ -63,6 +75,8 @@ class Lesson:
     sections: tuple[Section, ...]
     fates: Mapping[str, str] = field(hash=False)
     path: Path
+    members: tuple[LessonMember, ...] = ()
+    """The batch's ids and tokens, when the file names them (``[[member]]`` tables, one per ``batch`` entry)."""
 
     @property
     def heading(self) -> str:
@@ -192,6 +206,35 @@ class _Reader:
         self.only(table, FATES, "fates.")
         return MappingProxyType({name: self.text(table, name, f"fates.{name}") for name in FATES})
 
+    def members(self, data: Mapping[str, Any], batch: tuple[str, ...]) -> tuple[LessonMember, ...]:
+        tables = data.get("member", [])
+        if not isinstance(tables, list):
+            raise self.fail("member", f"expected [[member]] tables, got {_kind(tables)}")
+        if tables and len(tables) != len(batch):
+            raise self.fail("member", f"{len(tables)} [[member]] tables for {len(batch)} batch entries")
+        out: list[LessonMember] = []
+        seen: set[str] = set()
+        for index, table in enumerate(tables):
+            at = f"member[{index}]"
+            if not isinstance(table, dict):
+                raise self.fail(at, f"expected a table, got {_kind(table)}")
+            self.only(table, _MEMBER, at + ".")
+            job_id, fate = self.text(table, "id", f"{at}.id"), self.text(table, "fate", f"{at}.fate")
+            try:
+                keyspace.gate(job_id)
+            except keyspace.IllFormed as err:
+                raise self.fail(f"{at}.id", f"{job_id!r} is ill-formed: {err.rule}") from None
+            if job_id in seen:
+                raise self.fail(f"{at}.id", f"{job_id!r} is already the id of another member")
+            if fate != batch[index]:
+                raise self.fail(f"{at}.fate", f"{fate!r} differs from batch[{index}] = {batch[index]!r}")
+            token = table.get("token")
+            if token is not None and (isinstance(token, bool) or not isinstance(token, int)):
+                raise self.fail(f"{at}.token", f"expected an integer, got {_kind(token)}")
+            seen.add(job_id)
+            out.append(LessonMember(job_id, fate, token))
+        return tuple(out)
+
     def lesson(self, data: Mapping[str, Any]) -> Lesson:
         self.only(data, _TOP, "")
         lesson_id = self.text(data, "id", "id")
@@ -223,6 +266,7 @@ class _Reader:
             sections=sections,
             fates=self.fates(data),
             path=self.path,
+            members=self.members(data, batch),
         )
 
 

@@ -44,7 +44,9 @@ class _OneShot:
 
     wire = 99
     source = "lua"
+    code = "extend_locks.lua"
     count = 1
+    one_command = True
 
     def __init__(self, batch: Batch) -> None:
         self._batch = batch
@@ -63,8 +65,8 @@ class _OneShot:
         sent, reply = run_atomic(self._batch, 4)
         return Outcome(lines=(), calls=(Call("lua", 0, sent, reply),), now=None, reply=reply, done=True)
 
-    def atomic(self) -> tuple[tuple[bytes, ...], Any]:
-        return run_atomic(self._batch, 4)
+    def atomic(self, between) -> tuple[tuple[bytes, ...], Any]:
+        return run_atomic(self._batch, 4, between)
 
 
 def test_a_registered_driver_runs_its_wire(fake_store):
@@ -74,8 +76,8 @@ def test_a_registered_driver_runs_its_wire(fake_store):
         stepper = Stepper(fake_store, batch.held, LEASE, 99)
         step = stepper.forward()
     finally:
-        del DRIVERS[99]
-    assert set(DRIVERS) == {4, 6}
+        del DRIVERS[("batch", 99)]
+    assert set(DRIVERS) == {("batch", 4), ("batch", 6), ("singles", 4), ("singles", 6), ("guard-off", 4)}
     assert (step.title, step.done, step.wire, stepper.count) == ("all at once", True, 99, 1)
     assert list(step.reply) == [b"JOB02"], "the one command really ran: the stale member failed"
     with pytest.raises(ValueError, match="no driver runs wire 99"):

@@ -225,4 +225,4 @@ def test_missing_file_names_the_file(tmp_path: Path) -> None:
 def test_lesson_types_are_the_documented_ones() -> None:
     names = {f.name for f in dataclasses.fields(Lesson)}
     assert names == {"id", "module", "dive", "title", "tagline", "intro", "lease_ms",
-                     "claim_lease_ms", "batch", "sections", "fates", "path"}
+                     "claim_lease_ms", "batch", "sections", "fates", "path", "members"}

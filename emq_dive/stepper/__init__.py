@@ -1,9 +1,15 @@
 """Step a batch lease extension member by member against a live store, and check it against the atomic run."""
 
-from .driver import DRIVERS, Driver, Outcome, ReplayMismatch, register
+from .driver import DRIVERS, Driver, ModeRefused, Outcome, ReplayMismatch, register
 from .lua_driver import LUA_MARKS
-from .model import NOT_EVALUATED, Agreement, Call, Member, Step
+from .model import NOT_EVALUATED, NOT_WRITTEN, Agreement, Call, Event, Member, Step
+from .modes import MODES, Mode
+from .predict import Check, Judged, Prediction, Predictions, choices, decided_by
+from .race import NothingToReap
 from .stepper import Stepper
+from .whatif import REMOVED_LINE, REMOVED_TEXT, WHAT_IF_MARKS, what_if_script
 
-__all__ = ["DRIVERS", "LUA_MARKS", "NOT_EVALUATED", "Agreement", "Call", "Driver", "Member", "Outcome",
-           "ReplayMismatch", "Step", "Stepper", "register"]
+__all__ = ["DRIVERS", "LUA_MARKS", "MODES", "NOT_EVALUATED", "NOT_WRITTEN", "REMOVED_LINE", "REMOVED_TEXT",
+           "WHAT_IF_MARKS", "Agreement", "Call", "Check", "Driver", "Event", "Judged", "Member", "Mode", "ModeRefused",
+           "NothingToReap", "Outcome", "Prediction", "Predictions", "ReplayMismatch", "Step", "Stepper", "choices",
+           "decided_by", "register", "what_if_script"]

@@ -1,4 +1,4 @@
-"""The agreement check: the same batch run atomically from the same start, compared with the stepped run."""
+"""The agreement check: the same held list run unstepped from the same start, compared with the stepped run."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..echo_mq import keyspace, moves
 from ..echo_mq.connector import error_text
 from ..stores import snapshot
 from ..stores.protocol import StoreLike
-from .driver import Driver
+from .driver import Driver, Interlude
 from .model import Agreement, Step
 from .timeline import Timeline
 
@@ -20,19 +20,25 @@ def _b(value: str | bytes) -> bytes:
     return value if isinstance(value, bytes) else value.encode()
 
 
-def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, lease_ms: int) -> Agreement:
-    """Rewind the stepped run's writes, run the batch in one command, compare, and put the stepped end back."""
+def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, lease_ms: int,
+           between: Interlude) -> Agreement:
+    """Rewind the stepped run's writes, run the held list unstepped (``between`` lands racing moves where they landed
+    in the stepped run), compare, and put the stepped end back."""
     client, queue = store.client, store.queue
     rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
     stepped_end = snapshot.take(client, queue)
     stepped_state = snapshot.read(client, queue)
     timeline.undo_all()
     before = moves.server_now_ms(client)
-    command, atomic_reply = driver.atomic()
+    command, atomic_reply = driver.atomic(between)
     after = moves.server_now_ms(client)
     atomic_state = snapshot.read(client, queue)
     snapshot.restore_keys(client, stepped_end, [
         key for key in set(stepped_state) | set(atomic_state) if stepped_state.get(key) != atomic_state.get(key)])
+    run_id = _run_id(store)
+    if not driver.one_command:
+        return _singles(driver, command, stepped, atomic_reply, (before, after), lease_ms, run_id,
+                        (stepped_state, atomic_state), queue)
     atomic_now = _atomic_now(queue, lease_ms, atomic_state, rescored)
     differences: list[str] = []
     stepped_reply = stepped.reply if stepped.error is None else stepped.error
@@ -47,13 +53,8 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
         differences.append("the atomic run did not re-score every member at one shared score")
     elif atomic_now is not None and not before <= atomic_now <= after:
         differences.append(f"the atomic run's now {atomic_now} is outside its clock reads {before}..{after}")
-    run_id = _run_id(store)
-    stepped_view = _view(stepped_state, stepped.now, rescored, lease_ms, run_id)
-    atomic_view = _view(atomic_state, atomic_now, rescored, lease_ms, run_id)
-    for key in sorted(set(stepped_view) | set(atomic_view)):
-        if stepped_view.get(key) != atomic_view.get(key):
-            differences.append(f"{key.decode()}: stepped {stepped_view.get(key)!r}, "
-                               f"atomic {atomic_view.get(key)!r}")
+    differences += _state_differences(_view(stepped_state, _shared(stepped.now, rescored, lease_ms), run_id),
+                                      _view(atomic_state, _shared(atomic_now, rescored, lease_ms), run_id))
     return Agreement(wire=driver.wire, command=command, stepped_reply=stepped_reply,
                      atomic_reply=atomic_text, stepped_now=stepped.now, atomic_now=atomic_now,
                      rescored=rescored, agree=not differences, differences=tuple(differences))
@@ -80,15 +81,49 @@ def _atomic_now(queue: str, lease_ms: int, state: dict[bytes, Any], rescored: tu
     return int(score) - lease_ms
 
 
-def _view(state: dict[bytes, Any], now: int | None, rescored: Sequence[str], lease_ms: int,
-          run_id: bytes | None) -> dict[bytes, Any]:
-    """The queue's keys with a re-scored member's now+lease, and the run_id, written symbolically."""
-    moved = {_b(job_id) for job_id in rescored}
-    deadline = None if now is None else now + lease_ms
+def _shared(now: int | None, rescored: Sequence[str], lease_ms: int) -> dict[bytes, int]:
+    """Each re-scored member's deadline under one shared clock read."""
+    return {} if now is None else {_b(job_id): now + lease_ms for job_id in rescored}
+
+
+def _singles(driver: Driver, command: tuple[bytes, ...], stepped: Step, atomic_reply: Any,
+             clock: tuple[int, int], lease_ms: int, run_id: bytes | None,
+             states: tuple[dict[bytes, Any], dict[bytes, Any]], queue: str) -> Agreement:
+    """Singles: each call's reply class and each re-scored member's own deadline, call for call."""
+    stepped_replies = [1 if m.error is None else m.error for m in stepped.members]
+    atomic_replies = [error_text(r) if isinstance(r, Exception) else r for r in atomic_reply]
+    differences = []
+    for member, mine, theirs in zip(stepped.members, stepped_replies, atomic_replies, strict=False):
+        if str(mine).split(" ", 1)[0] != str(theirs).split(" ", 1)[0]:
+            differences.append(f"{member.id}: stepped {mine!r}, unstepped {theirs!r}")
+    if len(stepped_replies) != len(atomic_replies):
+        differences.append(f"stepped {len(stepped_replies)} calls, unstepped {len(atomic_replies)}")
+    stepped_state, atomic_state = states
+    rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
+    active = atomic_state.get(keyspace.queue_key(queue, "active").encode())
+    theirs_at = {_b(j): int(active[_b(j)]) for j in rescored if isinstance(active, dict) and _b(j) in active}
+    atomic_nows = [score - lease_ms for score in theirs_at.values()]
+    if any(not clock[0] <= now <= clock[1] for now in atomic_nows):
+        differences.append(f"an unstepped call's now is outside its clock reads {clock[0]}..{clock[1]}")
+    mine_at = {_b(m.id): m.new_score for m in stepped.members if m.outcome == "re-scored" and m.new_score}
+    differences += _state_differences(_view(stepped_state, mine_at, run_id), _view(atomic_state, theirs_at, run_id))
+    return Agreement(wire=driver.wire, command=command, stepped_reply=stepped_replies, atomic_reply=atomic_replies,
+                     stepped_now=stepped.clock_reads[0] if stepped.clock_reads else None,
+                     atomic_now=min(atomic_nows) if atomic_nows else None, rescored=rescored,
+                     agree=not differences, differences=tuple(differences))
+
+
+def _state_differences(stepped_view: dict[bytes, Any], atomic_view: dict[bytes, Any]) -> list[str]:
+    return [f"{key.decode()}: stepped {stepped_view.get(key)!r}, atomic {atomic_view.get(key)!r}"
+            for key in sorted(set(stepped_view) | set(atomic_view)) if stepped_view.get(key) != atomic_view.get(key)]
+
+
+def _view(state: dict[bytes, Any], deadlines: dict[bytes, int], run_id: bytes | None) -> dict[bytes, Any]:
+    """The queue's keys with each re-scored member's own now+lease, and the run_id, written symbolically."""
     view: dict[bytes, Any] = {}
     for key, value in state.items():
         if isinstance(value, dict) and key.endswith(b":active"):
-            value = {member: ("now+lease" if member in moved and int(score) == deadline else int(score))
+            value = {member: ("now+lease" if deadlines.get(member) == int(score) else int(score))
                      for member, score in value.items()}
         elif isinstance(value, dict):
             value = {name: (b"<run_id>" if run_id is not None and field == run_id else field)

@@ -1,4 +1,4 @@
-"""The seam between the stepper and one way a batch runs: a driver per wire, chosen from a registry."""
+"""The seam between the stepper and one way a batch runs: a driver per mode and wire, chosen from a registry."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from .model import Call, Member, Step
 
 WriteHook = Callable[[Sequence[bytes]], None]
 """Called with a write's arguments just before it is sent, so the undo log can note what it replaces."""
+Interlude = Callable[[int], None]
+"""Called by an atomic run with how many client commands it has sent so far, so a racing move can land there."""
 
 
 class ReplayMismatch(RuntimeError):
@@ -49,6 +51,8 @@ class Outcome:
     failed: tuple[str, ...] = ()
     """Ids that joined the failed list in this step."""
     notes: tuple[str, ...] = ()
+    round_trips: int = 0
+    """Client commands this step stands for: 1 for a batch's first step and for each single call."""
 
 
 class Driver(Protocol):
@@ -57,10 +61,15 @@ class Driver(Protocol):
     wire: int
     source: str
     """Which code it steps, as the code pane names it: ``lua`` or ``native``."""
+    code: str
+    """The file of that code: ``extend_locks.lua``, ``extend_lock.lua``, ``extend_locks_no_guard.lua`` or
+    ``native.py``."""
     command: tuple[bytes, ...]
     """The batch command as the handle sends it."""
     count: int
     """How many steps the batch takes after the handle."""
+    one_command: bool
+    """True when the whole held list is one command the server runs atomically (a racing move waits for it)."""
 
     def title(self, index: int, done: bool, error: str | None) -> str:
         """The heading of step ``index``."""
@@ -78,30 +87,39 @@ class Driver(Protocol):
         """Run the step after ``before`` against the store."""
         ...
 
-    def atomic(self) -> tuple[tuple[bytes, ...], Any]:
-        """Run the whole batch in one command: what was sent, and the reply or the error."""
+    def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
+        """Run the held list unstepped (one command, or one per single call), calling ``between`` after each
+        command (and with 0 before the first): what was sent first, and the reply or the error."""
         ...
 
 
 DriverFactory = Callable[[Batch], Driver]
-DRIVERS: dict[int, DriverFactory] = {}
-"""Each wire's driver, by the wire number the screen names."""
+DRIVERS: dict[tuple[str, int], DriverFactory] = {}
+"""Each driver by the mode and the wire it runs: ``("batch", 4)``, ``("singles", 6)``, …"""
 
 
-def register(wire: int) -> Callable[[DriverFactory], DriverFactory]:
-    """Make a driver class the one that runs ``wire``."""
+class ModeRefused(ValueError):
+    """A mode that does not run on the asked wire (or with the asked other mode); the message is for the learner."""
+
+
+def register(wire: int, mode: str = "batch") -> Callable[[DriverFactory], DriverFactory]:
+    """Make a driver class the one that runs ``mode`` on ``wire``."""
     def add(factory: DriverFactory) -> DriverFactory:
-        DRIVERS[wire] = factory
+        DRIVERS[(mode, wire)] = factory
         return factory
     return add
 
 
-def driver_for(wire: int, batch: Batch) -> Driver:
-    """The registered driver for ``wire``, set up for ``batch``."""
+def driver_for(wire: int, batch: Batch, mode: str = "batch") -> Driver:
+    """The registered driver for ``mode`` on ``wire``, set up for ``batch``."""
     try:
-        factory = DRIVERS[wire]
+        factory = DRIVERS[(mode, wire)]
     except KeyError:
-        raise ValueError(f"no driver runs wire {wire}; known wires: {sorted(DRIVERS)}") from None
+        if any(w == wire for _, w in DRIVERS) and any(m == mode for m, _ in DRIVERS):
+            from .modes import refusal
+            raise ModeRefused(refusal(mode, wire)) from None
+        known = sorted({w for m, w in DRIVERS if m == "batch"})
+        raise ValueError(f"no driver runs wire {wire} in {mode} mode; known wires: {known}") from None
     return factory(batch)
 
 
@@ -110,11 +128,15 @@ def focus(lines: Sequence[int], marked: Collection[int]) -> int | None:
     return next((n for n in reversed(lines) if n in marked), lines[-1] if lines else None)
 
 
-def run_atomic(batch: Batch, wire: int) -> tuple[tuple[bytes, ...], Any]:
+def run_atomic(batch: Batch, wire: int, between: Interlude | None = None) -> tuple[tuple[bytes, ...], Any]:
     """Send the batch through the project's connector on ``wire``, in one command."""
     connector = Connector(batch.store.client, wire)
+    if between is not None:
+        between(0)
     try:
         reply: Any = connector.eval(batch.script, batch.keys, batch.argv)
     except redis.ResponseError as err:
         reply = err
+    if between is not None:
+        between(1)
     return tuple(connector.log[-1].sent), reply

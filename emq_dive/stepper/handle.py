@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,3 +77,35 @@ def answer(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int
         except redis.ResponseError as err:
             result = err
     return tuple(seen), result
+
+
+def capture_single(wire: int, queue: str, job_id: str, token: int, lease_ms: int, traced: bool = False) -> Sent:
+    """Run the single verb (jobs.extend_lock) up to the wire for one member; nothing reaches the store."""
+    handle = _HandleConnector(wire)
+    seen: list[int] = []
+    with lines_of(jobs.__file__) if traced else _nothing() as lines:
+        try:
+            jobs.extend_lock(handle, queue, job_id, token, lease_ms)
+        except _Captured:
+            pass
+        seen = list(lines)
+    if handle.call is None:
+        raise RuntimeError("the single verb returned without sending its call")
+    script, keys, argv = handle.call
+    return Sent(script, tuple(_b(k) for k in keys), tuple(_b(a) for a in argv), tuple(seen))
+
+
+def answer_single(wire: int, queue: str, job_id: str, token: int, lease_ms: int, reply: Any,
+                  error: str | None) -> BaseException | None:
+    """What jobs.extend_lock raises for one call's reply or error (Gone, Stale, NotActive, ResponseError), or None."""
+    connector = _HandleConnector(wire, redis.ResponseError(error) if error is not None else reply)
+    try:
+        jobs.extend_lock(connector, queue, job_id, token, lease_ms)
+    except (jobs.LeaseRefused, redis.ResponseError) as err:
+        return err
+    return None
+
+
+@contextmanager
+def _nothing() -> Iterator[list[int]]:
+    yield []

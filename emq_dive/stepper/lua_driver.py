@@ -11,7 +11,7 @@ import redis
 from ..echo_mq import scripts
 from ..echo_mq.connector import error_text, raw
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Outcome, ReplayMismatch, register, run_atomic
+from .driver import Batch, Interlude, Outcome, ReplayMismatch, register, run_atomic
 from .lua_run import LuaRun, Pending
 from .model import NOT_EVALUATED, Call, Member, Step
 from .timeline import is_write
@@ -19,9 +19,9 @@ from .timeline import is_write
 LUA_MARKS = marker_lines(scripts.extend_locks().source)
 
 
-def _cut(lines: list[int]) -> int:
-    """Where the last pass through the loop header starts: a member step begins there."""
-    return max((i for i, n in enumerate(lines) if n == LUA_MARKS["loop"]), default=len(lines))
+def _cut(lines: list[int], loop: int) -> int:
+    """Where the last pass through the loop header (line ``loop``) starts: a member step begins there."""
+    return max((i for i, n in enumerate(lines) if n == loop), default=len(lines))
 
 
 @register(4)
@@ -30,9 +30,14 @@ class LuaDriver:
 
     wire = 4
     source = "lua"
+    one_command = True
+    marks: dict[str, int] = LUA_MARKS
+    """The stepped script's ``@marker`` lines."""
 
     def __init__(self, batch: Batch) -> None:
+        batch = replace(batch, script=self.script_for(batch))
         self._batch = batch
+        self.code = f"{batch.script.name}.lua"
         self.command = (b"EVALSHA", batch.script.sha.encode(), b"2", *batch.keys, *batch.argv)
         self.count = max(1, len(batch.held))
         self._run: LuaRun | None = None
@@ -45,8 +50,12 @@ class LuaDriver:
             "the script returns"
         return title + (" · returns" if done and error is None and held else "")
 
+    def script_for(self, batch: Batch) -> scripts.Script:
+        """The script this driver steps: the one the handle sends."""
+        return batch.script
+
     def marked(self) -> Collection[int]:
-        return LUA_MARKS.values()
+        return self.marks.values()
 
     def start(self, recorded: Sequence[Call], position: int) -> None:
         script = self._batch.script
@@ -59,7 +68,7 @@ class LuaDriver:
                 raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
             self._pending = run.advance(call.reply)
         lines += run.lines()
-        self._carry = lines[_cut(lines):] if recorded else lines
+        self._carry = lines[_cut(lines, self.marks["loop"]):] if recorded else lines
 
     def step(self, before: Step) -> Outcome:
         run = self._run
@@ -89,15 +98,15 @@ class LuaDriver:
         lines += run.lines()
         self._carry = []
         if self._pending[0] == "call":
-            cut = _cut(lines)
+            cut = _cut(lines, self.marks["loop"])
             lines, self._carry = lines[:cut], lines[cut:]
         members = (self._member(before.members[index - 1], calls, lines),) if member_started else ()
         failed = tuple(f.decode() for f in run.failed_from(len(before.failed)))
         return Outcome(tuple(lines), tuple(calls), run.now, reply, error, self._pending[0] != "call",
-                       members, failed)
+                       members, failed, round_trips=1 if index == 1 else 0)
 
-    def atomic(self) -> tuple[tuple[bytes, ...], Any]:
-        return run_atomic(self._batch, self.wire)
+    def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
+        return run_atomic(self._batch, self.wire, between)
 
     def _send(self, line: int, args: Sequence[bytes]) -> Call:
         if is_write(args):
@@ -108,18 +117,18 @@ class LuaDriver:
             reply = err
         return Call(self.source, line, tuple(args), reply)
 
-    @staticmethod
-    def _member(member: Member, calls: list[Call], lines: list[int]) -> Member:
+    def _member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
         seen = {call.sent[0]: call for call in calls}
         attempts = seen[b"HGET"].reply
         if isinstance(attempts, Exception):
-            return replace(member, ran=True, attempts=error_text(attempts), outcome="error")
+            return replace(member, ran=True, attempts=error_text(attempts), outcome="error",
+                           error=error_text(attempts))
         token_ok = NOT_EVALUATED if attempts is None else attempts == member.token.encode()
         score = seen[b"ZSCORE"].reply if b"ZSCORE" in seen else NOT_EVALUATED
         if b"ZADD" in seen:
             return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
                            outcome="re-scored", reason="live", new_score=int(float(seen[b"ZADD"].sent[2])))
-        if LUA_MARKS["fail"] in lines:
+        if self.marks["fail"] in lines:
             reason = "gone" if attempts is None else "stale" if not token_ok else "not-active"
             return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
                            outcome="failed", reason=reason)

@@ -8,6 +8,8 @@ from typing import Any, TypeVar, overload
 
 NOT_EVALUATED = "not evaluated"
 """A check the code never reached because an earlier one failed."""
+NOT_WRITTEN = "not written: the command was refused"
+"""What a member's ``not-written`` outcome means: EMQ.EXTENDS refused the whole call, so it wrote nothing."""
 
 
 @dataclass(frozen=True)
@@ -32,10 +34,24 @@ class Member:
     token_ok: bool | str | None = NOT_EVALUATED
     score: bytes | str | None = NOT_EVALUATED
     outcome: str = ""
-    """``re-scored``, ``failed`` (with ``reason``), ``live`` (native read pass) or empty."""
+    """``re-scored``; ``failed`` (joined the batch's failed list, see ``reason``); ``live`` (passed the native read
+    pass, to be written); ``not-written`` (passed the read pass, but the command was refused, so nothing was written:
+    NOT_WRITTEN); ``raised`` (its own single call raised, see ``error`` and ``raised``); ``error`` (its check hit an
+    error reply, such as WRONGTYPE, that ends a batch); or empty while it waits."""
     reason: str = ""
-    """``live``, ``gone``, ``stale`` or ``not-active``."""
+    """The read verdict: ``live``, ``gone``, ``stale`` or ``not-active``."""
     new_score: int | None = None
+    now: int | None = None
+    """The clock read of this member's own call (singles); a batch's members share ``Step.now`` and leave it None."""
+    error: str | None = None
+    """The error reply this member's own call or check got, as the store worded it (``EMQSTALE …``)."""
+    raised: str = ""
+    """What the handle raised for this member's single call: ``Gone``, ``Stale``, ``NotActive`` or ``ResponseError``."""
+
+    @property
+    def error_class(self) -> str | None:
+        """The first word of ``error``, such as ``EMQSTALE`` or ``WRONGTYPE``."""
+        return self.error.split(" ", 1)[0] if self.error else None
 
 
 @dataclass(frozen=True)
@@ -47,7 +63,7 @@ class Step:
     wire: int
     title: str
     source: str
-    """Which code ran: ``handle`` (jobs.py), ``lua`` (extend_locks.lua) or ``native`` (native.py)."""
+    """Which code ran: ``handle`` (jobs.py), ``lua`` (a Lua script) or ``native`` (native.py)."""
     lines: tuple[int, ...]
     """Every source line this step executed, in order; the last is the highlighted one."""
     calls: tuple[Call, ...]
@@ -71,6 +87,43 @@ class Step:
     """The line to highlight: the last executed line that carries an ``@marker``."""
     notes: tuple[str, ...] = ()
     """What the learner should know about how this step ran, such as a check the stepped code could not make."""
+    code: str = ""
+    """The file that code is in: ``jobs.py``, ``extend_locks.lua``, ``extend_lock.lua``, ``extend_locks_no_guard.lua``
+    or ``native.py``."""
+    mode: str = "batch"
+    """How the held list runs: ``batch``, ``singles`` or ``guard-off`` (see stepper.modes)."""
+    round_trips: int = 0
+    """Client commands sent so far: one for a batch, one per call for singles."""
+    events: tuple[Event, ...] = ()
+    """What the reaper did inside this step, in order with the holder's call."""
+
+    @property
+    def clock_reads(self) -> tuple[int, ...]:
+        """Every clock read so far, in member order: the batch's one ``now``, or each single call's own."""
+        own = tuple(m.now for m in self.members if m.now is not None)
+        return own if own else (() if self.now is None else (self.now,))
+
+    @property
+    def spread(self) -> int:
+        """Milliseconds between the first and the last clock read (0 for a batch: it reads the clock once)."""
+        reads = self.clock_reads
+        return max(reads) - min(reads) if reads else 0
+
+
+@dataclass(frozen=True)
+class Event:
+    """One move on the race timeline: the holder's command or the reaper's move, and what the store said."""
+
+    actor: str
+    """``holder`` or ``reaper``."""
+    kind: str
+    """``sends``, ``returns`` or ``call`` (holder); ``waits`` or ``lands`` (reaper)."""
+    step: int
+    """The step on whose screen it happened (0 is the handle)."""
+    text: str
+    job_id: str | None = None
+    moved: bool | None = None
+    """For the reaper's landing: True when it moved the member to pending, False when it found it extended."""
 
 
 @dataclass(frozen=True)

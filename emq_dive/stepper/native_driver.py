@@ -9,7 +9,7 @@ from typing import Any
 
 from ..echo_mq import native
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Outcome, ReplayMismatch, register, run_atomic
+from .driver import Batch, Interlude, Outcome, ReplayMismatch, register, run_atomic
 from .hosts import ClientHost
 from .model import NOT_EVALUATED, Call, Member, Step
 from .tracing import lines_of
@@ -23,6 +23,8 @@ class NativeDriver:
 
     wire = 6
     source = "native"
+    code = "native.py"
+    one_command = True
 
     def __init__(self, batch: Batch) -> None:
         self._batch = batch
@@ -78,11 +80,26 @@ class NativeDriver:
                     if member.outcome == "live":
                         latest[member.index] = replace(member, outcome="re-scored", new_score=values["score"])
                         changed.append(latest[member.index])
+        if error is not None:
+            changed = self._refused(latest, changed, before, error)
         return Outcome(tuple(lines), tuple(host.calls), now, reply, error, done, tuple(changed), tuple(failed),
-                       tuple(dict.fromkeys(host.notes)))
+                       tuple(dict.fromkeys(host.notes)), round_trips=1 if before.index == 0 else 0)
 
-    def atomic(self) -> tuple[tuple[bytes, ...], Any]:
-        return run_atomic(self._batch, self.wire)
+    def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
+        return run_atomic(self._batch, self.wire, between)
+
+    def _refused(self, latest: list[Member], changed: list[Member], before: Step, error: str) -> list[Member]:
+        """The command was refused, so it writes nothing: the member whose check raised carries the error, and
+        every member the read pass found live is not written."""
+        by_index = {member.index: member for member in changed}
+        if before.index < len(self._batch.held) and error.split(" ", 1)[0] in ("WRONGTYPE", "NOPERM"):
+            member = latest[before.index]
+            by_index[member.index] = replace(member, ran=True, outcome="error", error=error,
+                                             attempts=error if error.startswith("WRONGTYPE") else member.attempts)
+        for member in latest:
+            if member.outcome == "live":
+                by_index[member.index] = replace(member, outcome="not-written")
+        return [by_index[index] for index in sorted(by_index)]
 
     def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
         """Drive the twin through one step (to its next read verdict, or to its reply); say if it returned."""

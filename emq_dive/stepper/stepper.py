@@ -2,40 +2,57 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import redis
 
+from ..echo_mq import keyspace
 from ..stores.protocol import StoreLike
-from . import handle, lua_driver, native_driver  # noqa: F401  (the drivers register their wires on import)
+from . import handle, lua_driver, native_driver, singles, whatif  # noqa: F401  (drivers register on import)
 from .agreement import verify
 from .driver import Batch, Outcome, driver_for, focus
-from .model import Agreement, Step
+from .events import holder_events
+from .model import Agreement, Event, Step
+from .race import Race
 from .timeline import Timeline, is_write
+
+_RUNS = itertools.count(1)
 
 
 class Stepper:
-    """Runs one batch on one wire a step at a time; every reply comes from the live store."""
+    """Runs one held list on one wire in one mode a step at a time; every reply comes from the live store."""
 
-    def __init__(self, store: StoreLike, held: Sequence[tuple[str, int]], lease_ms: int, wire: int = 4) -> None:
+    def __init__(self, store: StoreLike, held: Sequence[tuple[str, int]], lease_ms: int, wire: int = 4,
+                 mode: str = "batch") -> None:
         self.store = store
         self.client: redis.Redis = store.client
         self.queue: str = store.queue
         self.held = list(held)
         self.lease_ms = lease_ms
         self.wire = wire
+        self.mode = mode
+        self.run_id = f"run-{next(_RUNS)}"
+        """This run's id (a new Stepper is a new run): what predictions and agreement checks are kept under."""
         sent = handle.capture(wire, self.queue, self.held, lease_ms)
         self.script, self.keys, self.argv = sent.script, list(sent.keys), list(sent.argv)
         self.timeline = Timeline(self.client, self.held)
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
-                                             self.timeline.before_write))
+                                             self.timeline.before_write), mode)
+        self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
+        title = "the handle: gate, flatten, argv, keys, send"
+        if not self.driver.one_command:
+            title = "the single verb's handle, once per member: gate, argv, keys, send"
+            if self.held:
+                job_id, token = self.held[0]
+                sent = handle.capture_single(wire, self.queue, job_id, token, lease_ms, traced=True)
         self.steps: list[Step] = [Step(
-            index=0, count=self.driver.count, wire=wire, title="the handle: gate, flatten, argv, keys, send",
-            source="handle", lines=sent.lines, focus=focus(sent.lines, handle.MARKED), calls=(),
+            index=0, count=self.driver.count, wire=wire, title=title, source="handle", code="jobs.py",
+            lines=sent.lines, focus=focus(sent.lines, handle.MARKED), calls=(),
             members=self.timeline.members_at(0), failed=self.timeline.failed_at(0),
-            lease_ms=lease_ms, command=self.command)]
+            lease_ms=lease_ms, command=self.command, mode=mode)]
         self.position = 0
         self._started = False
 
@@ -66,7 +83,11 @@ class Stepper:
         index = self.position + 1
         self.timeline.open()
         try:
+            sent_before = self.current.round_trips
+            landed = [] if self.driver.one_command else self.race.land(index, sent_before)
             outcome = self.driver.step(self.current)
+            if self.driver.one_command and outcome.done:
+                landed = self.race.land(index, sent_before + outcome.round_trips)
         except BaseException:
             # a step that could not finish (the store went away, say) takes back what it wrote, if it still can
             try:
@@ -74,10 +95,11 @@ class Stepper:
             except redis.RedisError:
                 pass
             self.timeline.rewind(index)
+            self.race.rewind(self.position)
             self._started = False
             raise
         self.timeline.commit(index, outcome.members, outcome.failed)
-        self.steps.append(self._step(index, outcome))
+        self.steps.append(self._step(index, outcome, landed))
         self.position = index
         return self.current
 
@@ -88,6 +110,7 @@ class Stepper:
         self.timeline.undo(self.position)
         self.timeline.rewind(self.position)
         self.position -= 1
+        self.race.rewind(self.position)
         self._started = False
         return self.current
 
@@ -103,23 +126,48 @@ class Stepper:
             self.forward()
         return self.current
 
-    def _step(self, index: int, outcome: Outcome) -> Step:
+    def _step(self, index: int, outcome: Outcome, landed: list[Event]) -> Step:
         driver = self.driver
-        changed = frozenset(call.sent[1] for call in outcome.calls if is_write(call.sent))
+        changed = {call.sent[1] for call in outcome.calls if is_write(call.sent)}
+        if any(event.moved for event in landed):
+            changed |= {keyspace.queue_key(self.queue, name).encode() for name in ("active", "pending")}
+        members = self.timeline.members_at(index)
+        holder = holder_events(index, driver, outcome, members)
+        events = (*holder, *landed) if driver.one_command else (*landed, *holder)
         return Step(index=index, count=driver.count, wire=self.wire, title=driver.title(index, outcome.done,
-                    outcome.error), source=driver.source, lines=outcome.lines,
+                    outcome.error), source=driver.source, code=driver.code, lines=outcome.lines,
                     focus=focus(outcome.lines, driver.marked()), calls=outcome.calls,
-                    members=self.timeline.members_at(index), failed=self.timeline.failed_at(index),
+                    members=members, failed=self.timeline.failed_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
-                    error=outcome.error, done=outcome.done, changed=changed, notes=outcome.notes)
+                    error=outcome.error, done=outcome.done, changed=frozenset(changed), notes=outcome.notes,
+                    mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)
+
+    def reap_next(self) -> Event:
+        """Ask the reaper to reap the next member not yet checked: it lands after the batch returns (the server runs
+        the batch as one command), or before the next single call. Raises NothingToReap with the reason."""
+        return self.race.ask(self.current, self.driver.one_command)
+
+    def race_events(self) -> tuple[Event, ...]:
+        """The race so far, in order: the holder's commands and the reaper's moves, up to the step on screen."""
+        one = self.driver.one_command
+        events = list(self.race.waits_at(0, one))
+        for step in self.steps[1: self.position + 1]:
+            events += [*step.events, *self.race.waits_at(step.index, one)]
+        return tuple(events)
 
     def handle_answer(self) -> tuple[tuple[int, ...], Any]:
-        """Run the handle again with the stepped reply: the lines it runs and what it returns or raises."""
+        """Run the handle again with the stepped reply: the lines it runs and what it returns or raises (for
+        singles, what each call returns or raises, in member order, and the last call's lines)."""
         step = self.current
         if not step.done:
             raise RuntimeError("the run has not finished")
-        return handle.answer(self.wire, self.queue, self.held, self.lease_ms, step.reply, step.error)
+        if self.driver.one_command:
+            return handle.answer(self.wire, self.queue, self.held, self.lease_ms, step.reply, step.error)
+        return (), [handle.answer_single(self.wire, self.queue, m.id, int(m.token), self.lease_ms,
+                                         1 if m.error is None else None, m.error) for m in step.members]
 
     def verify(self) -> Agreement:
-        """Run the same batch atomically from the same start; say whether it agrees with the stepped run."""
-        return verify(self.store, self.driver, self.timeline, self.end(), self.lease_ms)
+        """Run the same held list unstepped from the same start (with the reaper's moves where they landed); say
+        whether it agrees with the stepped run."""
+        end = self.end()
+        return verify(self.store, self.driver, self.timeline, end, self.lease_ms, self.race.interlude())

@@ -78,6 +78,11 @@ class Timeline:
             undo = Undo("key", key, entry=snapshot.take_keys(self._client, [key]).get(key))
         self._undo[-1].append(undo)
 
+    def before_reap(self, active: bytes, pending: bytes, job_id: bytes) -> None:
+        """Log what the reaper's move may replace (the member's score in active, the whole pending list)."""
+        self._undo[-1].append(Undo("zset", active, job_id, raw(self._client, "ZSCORE", active, job_id)))
+        self._undo[-1].append(Undo("key", pending, entry=snapshot.take_keys(self._client, [pending]).get(pending)))
+
     def undo(self, step: int) -> None:
         """Put back what ``step`` wrote; the timeline keeps its record until ``rewind``."""
         self.apply(self._undo[step])

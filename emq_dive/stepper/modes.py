@@ -1,0 +1,59 @@
+"""The run modes: how the held list is sent (one batch, N singles, or the batch with its guard removed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .driver import DRIVERS, ModeRefused
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way of running the held list, as the header names it."""
+
+    key: str
+    header: str
+    """The header text; ``{n}`` stands for the number of calls."""
+    what_if: bool = False
+    """True for a mode that runs a script the protocol does not ship (shown in a warning style)."""
+
+    def label(self, count: int) -> str:
+        """The header text for a held list of ``count`` members."""
+        return self.header.format(n=count)
+
+
+MODES: dict[str, Mode] = {
+    "batch": Mode("batch", "batch · extend_locks"),
+    "singles": Mode("singles", "singles · extend_lock ×{n}"),  # noqa: RUF001  (the multiplication sign)
+    "guard-off": Mode("guard-off", "guard off (what-if)", what_if=True),
+}
+"""Every mode by key, in the order ``m`` cycles the run modes (``guard-off`` is its own toggle)."""
+
+WHAT_IF_REFUSAL = "the what-if is for the batch script: guard off runs extend_locks.lua on wire 4 only"
+
+
+def refusal(mode: str, wire: int) -> str:
+    """Why ``mode`` does not run on ``wire``, in words the screen can show."""
+    if MODES.get(mode, Mode(mode, mode)).what_if:
+        return WHAT_IF_REFUSAL
+    return f"the {mode} mode does not run on wire {wire}"
+
+
+def choose(run_mode: str, guard_off: bool, wire: int) -> str:
+    """The mode for the screen's run mode (``batch`` or ``singles``) and guard toggle on ``wire``, or ModeRefused."""
+    if run_mode not in MODES or MODES[run_mode].what_if:
+        raise ValueError(f"run mode must be one of batch, singles; not {run_mode!r}")
+    if not guard_off:
+        mode = run_mode
+    elif run_mode != "batch":
+        raise ModeRefused(WHAT_IF_REFUSAL)
+    else:
+        mode = "guard-off"
+    if (mode, wire) not in DRIVERS:
+        raise ModeRefused(refusal(mode, wire))
+    return mode
+
+
+def available(wire: int) -> tuple[str, ...]:
+    """The modes a driver runs on ``wire``, in MODES order."""
+    return tuple(key for key in MODES if (key, wire) in DRIVERS)

@@ -1,0 +1,208 @@
+"""Singles: the same held list as N calls of the single verb (extend_lock), each call one step, each sent for real."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import redis
+
+from ..echo_mq import jobs, native, scripts
+from ..echo_mq.connector import Connector, error_text, raw
+from ..echo_mq.scripts import marker_lines
+from .driver import Batch, Interlude, Outcome, register
+from .handle import Sent, answer_single, capture_single
+from .hosts import ClientHost
+from .lua_run import LuaRun
+from .model import NOT_EVALUATED, Call, Member, Step
+from .native_driver import NATIVE_MARKS
+from .timeline import is_write
+from .tracing import lines_of
+
+SINGLE_MARKS = marker_lines(scripts.extend_lock().source)
+"""extend_lock.lua's ``@marker`` lines."""
+EMPTY_NOTE = "the single verb always names one job: an empty held list sends no call at all"
+_REASONS = {"EMQGONE": "gone", "EMQSTALE": "stale", "EMQNOTACTIVE": "not-active"}
+
+
+@dataclass(frozen=True)
+class CallRun:
+    """One single call as it ran: its lines and commands, its clock read, the checks' values, its reply or error."""
+
+    lines: tuple[int, ...]
+    calls: tuple[Call, ...]
+    now: int | None
+    reply: Any
+    error: str | None
+    attempts: bytes | str | None = NOT_EVALUATED
+    token_ok: bool | str | None = NOT_EVALUATED
+    score: bytes | str | None = NOT_EVALUATED
+    new_score: int | None = None
+    notes: tuple[str, ...] = ()
+
+
+class _Singles:
+    """What both wires' singles share: one step per member, the handle's own raise, N commands when unstepped."""
+
+    wire: int
+    source: str
+    code: str
+    one_command = False
+    marks: Collection[int] = ()
+
+    def __init__(self, batch: Batch) -> None:
+        self._batch = batch
+        self._queue = batch.store.queue
+        self.count = max(1, len(batch.held))
+        self.command: tuple[bytes, ...] = self._command(self._sent(0)) if batch.held else ()
+
+    def _sent(self, index: int) -> Sent:
+        job_id, token = self._batch.held[index]
+        return capture_single(self.wire, self._queue, job_id, token, self._batch.lease_ms)
+
+    def _command(self, sent: Sent) -> tuple[bytes, ...]:
+        raise NotImplementedError
+
+    def _run(self, sent: Sent) -> CallRun:
+        raise NotImplementedError
+
+    def title(self, index: int, done: bool, error: str | None) -> str:
+        held = self._batch.held
+        if not held:
+            return "no call: the held list is empty"
+        return f"call {index} of {len(held)}: extend_lock {held[index - 1][0]}"
+
+    def marked(self) -> Collection[int]:
+        return self.marks
+
+    def start(self, recorded: Sequence[Call], position: int) -> None:
+        """Each call stands alone, so a fresh run needs nothing replayed: the next step is call ``position + 1``."""
+
+    def step(self, before: Step) -> Outcome:
+        held = self._batch.held
+        if not held:
+            return Outcome((), (), None, done=True, notes=(EMPTY_NOTE,))
+        index = before.index
+        job_id, token = held[index]
+        ran = self._run(self._sent(index))
+        raised = answer_single(self.wire, self._queue, job_id, token, self._batch.lease_ms, ran.reply, ran.error)
+        member = _member(before.members[index], ran, raised)
+        return Outcome(ran.lines, ran.calls, ran.now, ran.reply, None, index + 1 == len(held), (member,),
+                       notes=ran.notes, round_trips=1)
+
+    def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
+        """Every call through the project's connector, one command each: the first command, and each reply or error."""
+        connector = Connector(self._batch.store.client, self.wire)
+        replies: list[Any] = []
+        between(0)
+        for index in range(len(self._batch.held)):
+            sent = self._sent(index)
+            try:
+                replies.append(connector.eval(sent.script, sent.keys, sent.argv))
+            except redis.ResponseError as err:
+                replies.append(err)
+            between(index + 1)
+        return (tuple(connector.log[0].sent) if connector.log else ()), replies
+
+
+def _member(member: Member, ran: CallRun, raised: BaseException | None) -> Member:
+    """The member after its own call: re-scored, raised (Gone, Stale, NotActive) or an error such as WRONGTYPE."""
+    seen = replace(member, ran=True, attempts=ran.attempts, token_ok=ran.token_ok, score=ran.score, now=ran.now,
+                   error=ran.error, raised=type(raised).__name__ if raised is not None else "")
+    if ran.error is None:
+        return replace(seen, outcome="re-scored", reason="live", new_score=ran.new_score)
+    reason = _REASONS.get(ran.error.split(" ", 1)[0])
+    if isinstance(raised, jobs.LeaseRefused) and reason is not None:
+        return replace(seen, outcome="raised", reason=reason)
+    return replace(seen, outcome="error")
+
+
+@register(4, "singles")
+class SinglesLuaDriver(_Singles):
+    """Wire 4: each call is EVALSHA of extend_lock.lua, stepped in an embedded Lua with every command sent for real."""
+
+    wire = 4
+    source = "lua"
+    code = "extend_lock.lua"
+    marks = SINGLE_MARKS.values()
+
+    def _command(self, sent: Sent) -> tuple[bytes, ...]:
+        return (b"EVALSHA", sent.script.sha.encode(), b"2", *sent.keys, *sent.argv)
+
+    def _run(self, sent: Sent) -> CallRun:
+        run = LuaRun(sent.script.source, f"{sent.script.name}.lua", sent.keys, sent.argv)
+        pending = run.advance()
+        lines = run.lines()
+        calls: list[Call] = []
+        while pending[0] == "call":
+            _, line, args = pending
+            if is_write(args):
+                self._batch.before_write(args)
+            try:
+                reply = raw(self._batch.store.client, *args)
+            except redis.ResponseError as err:
+                reply = err
+            calls.append(Call(self.source, line, tuple(args), reply))
+            pending = run.advance(reply)
+            lines += run.lines()
+        kind, _, value = pending
+        error = value if kind == "error" else None
+        if isinstance(value, dict):
+            error = value["err"].decode() if isinstance(value["err"], bytes) else str(value["err"])
+        reply = value if kind == "done" and error is None else None
+        by_verb = {call.sent[0]: call.reply for call in calls}
+        attempts: Any = by_verb.get(b"HGET", NOT_EVALUATED)
+        if isinstance(attempts, Exception):
+            attempts = error_text(attempts)
+        token_ok: bool | str = NOT_EVALUATED if attempts is None or attempts == NOT_EVALUATED or \
+            isinstance(attempts, str) else attempts == sent.argv[2]
+        score = by_verb.get(b"ZSCORE", NOT_EVALUATED)
+        zadd = next((call.sent for call in calls if call.sent[0] == b"ZADD"), None)
+        return CallRun(tuple(lines), tuple(calls), run.now, reply, error, attempts, token_ok,
+                       score if not isinstance(score, Exception) else error_text(score),
+                       int(float(zadd[2])) if zadd else None)
+
+
+@register(6, "singles")
+class SinglesNativeDriver(_Singles):
+    """Wire 6: each call is EMQ.EXTEND, its twin (native.extend) stepped over a host that sends each call for real."""
+
+    wire = 6
+    source = "native"
+    code = "native.py"
+    marks = NATIVE_MARKS
+
+    def _command(self, sent: Sent) -> tuple[bytes, ...]:
+        return (sent.script.native_verb.encode(), b"2", *sent.keys, *sent.argv)
+
+    def _run(self, sent: Sent) -> CallRun:
+        host = ClientHost(self._batch.store, before_write=self._batch.before_write)
+        handler = native.extend(host, [b"2", *sent.keys, *sent.argv])
+        probes: list[native.Probe] = []
+        reply: Any = None
+        error: str | None = None
+        with lines_of(native.__file__) as lines:
+            try:
+                while True:
+                    probes.append(next(handler))
+            except StopIteration as stop:
+                reply = stop.value
+            except native.NativeError as err:
+                error = str(err)
+        values = {probe.marker: probe.values for probe in probes}
+        now = values.get("one-clock", {}).get("now")
+        seen = values.get("one-verdict", {}).get("verdict")
+        if error is not None and error.startswith("WRONGTYPE") and seen is None:
+            attempts: Any = error
+        else:
+            attempts = seen.attempts if isinstance(seen, native.Verdict) else NOT_EVALUATED
+        token_ok: Any = NOT_EVALUATED
+        score: Any = NOT_EVALUATED
+        if isinstance(seen, native.Verdict):
+            token_ok = NOT_EVALUATED if seen.token_ok is None else seen.token_ok
+            score = NOT_EVALUATED if seen.in_active is None else seen.score
+        new_score = values.get("one-epoch", {}).get("score")
+        return CallRun(tuple(lines), tuple(host.calls), now if isinstance(now, int) else None, reply, error,
+                       attempts, token_ok, score, new_score if isinstance(new_score, int) else None,
+                       tuple(dict.fromkeys(host.notes)))
