@@ -79,7 +79,7 @@ def test_every_mode_is_registered_and_the_what_if_refused_where_it_does_not_appl
     with pytest.raises(ModeRefused) as refused:
         Stepper(fake_store, batch.held, LEASE, 6, "guard-off")
     assert str(refused.value) == WHAT_IF_REFUSAL
-    assert MODES["singles"].label(4) == "singles · extend_lock ×4" and MODES["guard-off"].what_if  # noqa: RUF001
+    assert MODES["singles"].label(4) == "singles · extend_lock ×4" and MODES["guard-off"].what_if
 
 
 # -- singles -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..echo_mq.connector import reply_text
+from ..render import reply_text
 from .driver import Driver, Outcome
 from .model import Event, Member
 

@@ -24,7 +24,7 @@ class Mode:
 
 MODES: dict[str, Mode] = {
     "batch": Mode("batch", "batch · extend_locks"),
-    "singles": Mode("singles", "singles · extend_lock ×{n}"),  # noqa: RUF001  (the multiplication sign)
+    "singles": Mode("singles", "singles · extend_lock ×{n}"),
     "guard-off": Mode("guard-off", "guard off (what-if)", what_if=True),
 }
 """Every mode by key, in the order ``m`` cycles the run modes (``guard-off`` is its own toggle)."""
