@@ -46,6 +46,8 @@ async def test_a_member_fate_shows_four_real_answers_and_can_be_given_to_a_membe
         assert "EMQ.EXTENDS · wire 6" in text
         assert dive(app).session.stepper.position == 1
         await press(app, pilot, "enter")
+        assert isinstance(app.screen, FateView), "enter gives nothing before a member is highlighted"
+        await press(app, pilot, "down", "enter")
         screen = dive(app)
         assert app.screen is screen
         assert screen.session.fates == ("gone", "stale", "live", "reaped")

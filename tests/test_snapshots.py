@@ -55,3 +55,7 @@ def test_error_view(snap_compare):
 
 def test_narrow_80x24(snap_compare):
     assert snap_compare(frozen_app(step=2), terminal_size=(80, 24), run_before=settled())
+
+
+def test_too_small_60x20(snap_compare):
+    assert snap_compare(frozen_app(step=2), terminal_size=(60, 20), run_before=settled())

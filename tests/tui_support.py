@@ -77,6 +77,8 @@ def shown(app: DiveApp) -> str:
         if isinstance(widget, Static):
             content = widget.content
             parts.append(getattr(content, "plain", str(content)))
+        elif hasattr(widget, "full_text"):  # a pane that scrolls: all it holds, unwrapped
+            parts.append(widget.full_text())
         elif type(widget).__module__.startswith("emq_dive.widgets"):
             rendered = widget.render()
             parts.append(getattr(rendered, "plain", str(rendered)))

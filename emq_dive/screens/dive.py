@@ -23,6 +23,7 @@ from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
 from .store_moves import StoreMoves
+from .too_small import TooSmall, too_small
 
 PACE = 1.2
 """Seconds between steps while playing."""
@@ -43,6 +44,8 @@ class DiveScreen(StoreMoves):
         Binding("right_square_bracket", "section(1)", "next section", show=False),
         Binding("l", "lesson", "lesson", show=False),
     ]
+
+    AUTO_FOCUS = "#lesson"  # the arrows scroll the lesson until tab takes them to the wire or store pane
 
     # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it
     # (the footer's keys and every lesson block too) each time a step lands; the panes repaint themselves.
@@ -76,7 +79,9 @@ class DiveScreen(StoreMoves):
                 code.server = store.kind != "fakeredis"
                 yield code
                 with Horizontal(id="bottom"):
-                    yield WirePane().data_bind(DiveScreen.frame)
+                    wire = WirePane().data_bind(DiveScreen.frame)
+                    wire.server = code.server
+                    yield wire
                     yield StorePane().data_bind(DiveScreen.frame)
             yield LessonPane(lesson, id="lesson").data_bind(DiveScreen.frame)
         yield Footer()
@@ -111,9 +116,13 @@ class DiveScreen(StoreMoves):
 
     def on_resize(self) -> None:
         self.narrow = self.size.width < 100 or self.size.height < 32
+        width, height = self.app.size
+        if too_small(width, height) and not any(isinstance(s, TooSmall) for s in self.app.screen_stack):
+            self.app.push_screen(TooSmall())
 
     def watch_narrow(self, narrow: bool) -> None:
         self.set_class(narrow, "-narrow")
+        self.query_one(Footer).show_command_palette = not narrow  # ? help and q quit keep their room
 
     def watch_playing(self, playing: bool) -> None:
         if self._timer is not None:

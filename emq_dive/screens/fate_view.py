@@ -61,16 +61,24 @@ class FateView(ModalScreen[int | None]):
             if run.note:
                 yield Static(f"note: {run.note}", classes="fate-muted")
             if run.fate.member:
-                yield Static("give this fate to a member of the batch (enter), then the batch re-runs from "
-                             "the handle:", classes="fate-heading")
+                yield Static("give this fate to a member of the batch (↓ picks one, enter gives it), then the "
+                             "batch re-runs from the handle:", classes="fate-heading")
                 yield OptionList(*(Option(f"{job}  now {fate}", id=str(i))
                                    for i, (job, fate) in enumerate(self.members)), id="members")
             yield Static("escape closes", classes="fate-muted")
 
     def on_mount(self) -> None:
+        # nothing is highlighted until a key moves the highlight, which brings the list into view
         for options in self.query(OptionList):
+            options.highlighted = None
             options.focus(scroll_visible=False)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option_list.highlighted is not None:
+            self.query_one(VerticalScroll).scroll_to_widget(event.option_list, animate=False, immediate=True)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(int(event.option.id or 0))
+        if event.option.id is not None:
+            self.dismiss(int(event.option.id))

@@ -16,13 +16,34 @@ from ..render import deadline, text
 from ..session import Frame
 from ..stepper import NOT_EVALUATED, Member, Step
 from .style import foreground
+from .wire_lines import lapsed
 
-COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 13), ("token?", 13), ("in active?", 13),
+COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 11), ("token?", 11), ("in active?", 13),
            ("verdict", 20))
+VERDICTS = {
+    "live": ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later"),
+    "not-written": ("not written: the command was refused", "not written: command refused", "not written: refused"),
+    "error": ("the run stops here",),
+}
+"""Each verdict's phrasings, longest first: a cell shows the longest that fits its column."""
 
 
-def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
-    """Each column's text and its style role (``dim``, ``ok``, ``bad``, ``note`` or empty)."""
+def verdict(member: Member, now: int | None, width: int) -> tuple[str, str]:
+    """The verdict column's text and role, phrased to fit ``width`` cells."""
+    if member.outcome == "re-scored":
+        return f"re-scored → {deadline(member.new_score, now)}", "ok"
+    if member.outcome == "failed":
+        return f"joins failed ({member.reason})", "bad"
+    phrasings = VERDICTS.get(member.outcome)
+    if phrasings is None:
+        return "", ""
+    role = {"live": "note", "not-written": "dim"}.get(member.outcome, "bad")
+    return next((p for p in phrasings if len(p) <= width), phrasings[-1]), role
+
+
+def cells(member: Member, now: int | None, width: int = 40) -> list[tuple[str, str]]:
+    """Each column's text and its style role (``dim``, ``ok``, ``bad``, ``note`` or empty); the verdict fits
+    ``width`` cells."""
     out = [(str(member.index + 1), "dim"), (member.id, ""), (member.token, "")]
     if not member.ran:
         return [*out, ("", ""), ("", ""), ("", ""), ("waiting", "dim")]
@@ -30,7 +51,7 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
     if att == NOT_EVALUATED:
         out.append((NOT_EVALUATED, "dim"))
     elif member.outcome == "error":
-        out.append((text(att), "bad"))
+        out.append((f"{text(att).split(' ', 1)[0]} ✗", "bad"))  # the whole message is in the step bar and wire
     elif att is None:
         out.append(("nil ✗", "bad"))
     else:
@@ -46,17 +67,8 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
     elif member.score is None:
         out.append(("nil ✗", "bad"))
     else:
-        out.append((f"{deadline(member.score, now)} ✓", "ok"))
-    if member.outcome == "re-scored":
-        out.append((f"re-scored → {deadline(member.new_score, now)}", "ok"))
-    elif member.outcome == "failed":
-        out.append((f"joins failed ({member.reason})", "bad"))
-    elif member.outcome == "live":
-        out.append(("live: re-scored in the write pass", "note"))
-    elif member.outcome == "error":
-        out.append(("the run stops here", "bad"))
-    else:
-        out.append(("", ""))
+        out.append((f"{deadline(member.score, now)} ✓", "note" if lapsed(member, now) else "ok"))
+    out.append(verdict(member, now, width))
     return out
 
 
@@ -173,7 +185,7 @@ class BatchTable(ScrollView, can_focus=False):
         if strip is None:
             base = self.rich_style + (self.get_component_rich_style("batch-table--current") if current else Style())
             segments = []
-            for (shown, role), (_, width) in zip(cells(member, now), columns, strict=True):
+            for (shown, role), (_, width) in zip(cells(member, now, columns[-1][1]), columns, strict=True):
                 style = base + (foreground(self.get_component_rich_style(f"batch-table--{role}")) if role else Style())
                 cell = Text(shown, no_wrap=True, overflow="ellipsis")
                 cell.truncate(width, overflow="ellipsis", pad=True)

@@ -197,7 +197,7 @@ class CodePane(Widget):
     def _subtitle(self, step: Step) -> str:
         # constant per file: a border title that changed each step would repaint every line of the pane
         if step.source == "native" and self.server:
-            return "stepped through the engine's twin over the wire; the atomic and fate runs use this module"
+            return "the steps run its twin, native.py; atomic and fate runs use this module"
         return "> the line this step ran"
 
     def _lines(self, step: Step) -> tuple[int | None, set[int]]:

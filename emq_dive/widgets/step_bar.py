@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..render import MAX_ITEMS, reply_text
+from ..render import MAX_ITEMS
 from ..session import Frame
 
 
@@ -24,22 +24,16 @@ def failed_text(frame: Frame) -> str:
     return f"{head}{f' ({count} ids)' if count > MAX_ITEMS else ''}: {listed}"
 
 
-def _lines(frame: Frame | None) -> int:
-    """How many lines the bar needs for ``frame``: four, and a fifth when an error and the atomic check both show.
-
-    The fourth line is kept even while it waits for the end, so a step never changes the screen's layout.
-    """
-    if frame is None:
-        return 4
-    return 4 + (frame.step.error is not None and frame.agreement is not None)
-
-
 class StepBar(Widget):
-    """Says where the run stands, in the engine's own values; one line per fact, cut with … rather than wrapped."""
+    """Says where the run stands, in the engine's own values; one line per fact, wrapped where a fact is long.
+
+    The fourth line is kept even while it waits for the end, so a step never changes the screen's layout
+    unless a fact grows past the bar's width.
+    """
 
     DEFAULT_CSS: ClassVar[str] = """
     StepBar {
-        height: auto; min-height: 4; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis;
+        height: auto; min-height: 4; padding: 0 1; background: $boost;
     }
     StepBar > .step-bar--title { text-style: bold; color: $text-accent; }
     StepBar > .step-bar--ok { color: $text-success; }
@@ -55,9 +49,32 @@ class StepBar(Widget):
     busy: reactive[str] = reactive("")
     """What the store is doing right now, or empty."""
 
-    def watch_frame(self, old: Frame | None, new: Frame | None) -> None:
-        if _lines(old) != _lines(new):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._height = 4
+
+    def _fit(self) -> None:
+        """Lay the screen out again only when the bar's wrapped text needs another number of lines."""
+        width = self.content_size.width
+        if not width:
+            return
+        height = max(4, len(self.render().wrap(self.app.console, width)))
+        if height != self._height:
+            self._height = height
             self.refresh(layout=True)
+
+    def watch_frame(self) -> None:
+        self._fit()
+
+    def watch_busy(self) -> None:
+        self._fit()
+
+    def watch_playing(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._height = -1
+        self._fit()
 
     def render(self) -> Text:
         frame = self.frame
@@ -92,16 +109,13 @@ class StepBar(Widget):
         if agreement is not None:
             out.append("\n")
             if agreement.agree:
-                reply = agreement.atomic_reply
-                shown = reply_text(reply, MAX_ITEMS) if not isinstance(reply, str) else reply
                 if agreement.atomic_now is None or agreement.stepped_now is None:
                     clock = ""
                 elif agreement.atomic_now == agreement.stepped_now:
                     clock = ", the same now"
                 else:
-                    clock = f", one now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
-                out.append(f"✓ the atomic run agrees: the same store{clock}, reply {shown}",
-                           style=style("step-bar--ok"))
+                    clock = f", a now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
+                out.append(f"✓ the atomic run agrees: same store, same reply{clock}", style=style("step-bar--ok"))
             else:
                 out.append("✗ the stepped and atomic runs differ: " + "; ".join(agreement.differences),
                            style=style("step-bar--bad"))

@@ -7,10 +7,10 @@ from typing import ClassVar
 from rich.text import Text
 from textual.geometry import Region
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from ..render import clip, relative
 from ..session import Frame
+from .scrolled import ScrolledLines
 
 
 def _epoch(value: str | None, width: int) -> str:
@@ -32,19 +32,18 @@ def row_columns(ids: list[str], width: int) -> tuple[int, int, int, int]:
     return first, attempts, group, max(5, width - first - attempts - group)
 
 
-class StorePane(Widget):
-    """What the store holds after the step, the keys the step wrote marked."""
+class StorePane(ScrolledLines):
+    """What the store holds after the step, the keys the step wrote marked; where it is taller than the pane, it
+    scrolls (tab focuses it), kept where the learner left it unless a changed line would be out of sight."""
 
     DEFAULT_CSS: ClassVar[str] = """
     StorePane {
         width: 36;
         height: 100%;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-        padding: 0 1;
         border: round $primary 50%;
         border-title-color: $text-primary;
     }
+    StorePane:focus { border: round $accent; }
     StorePane > .store-pane--key { text-style: bold; color: $text-primary; }
     StorePane > .store-pane--changed { background: $warning 30%; text-style: bold; }
     StorePane > .store-pane--muted { color: $text-muted; }
@@ -55,39 +54,56 @@ class StorePane(Widget):
     """The frame whose store view is drawn (the watcher repaints only the lines that changed)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.border_title = "store"
-        self._subtitle = ""
-        self._lines: list[Text] | None = None
+        self._members = ""
         self._text: Text | None = None
 
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is not None:
             view = frame.view
             shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"
-            subtitle = f"members {shown}" if view.total > len(view.rows) else ""
-            if subtitle != self._subtitle:  # setting a border title repaints the whole pane
-                self._subtitle = self.border_subtitle = subtitle
-        self._text = self._draw()  # drawn once a step: render() hands the same text to the screen
-        lines = list(self._text.split("\n", allow_blank=True))
-        old, self._lines = self._lines, lines
-        if old is None or len(old) != len(lines):
-            self.refresh()
+            self._members = f"members {shown}" if view.total > len(view.rows) else ""
+        old, top = self.lines, self.top
+        lines = list(self._draw().split("\n", allow_blank=True))
+        self.lines = lines
+        first = next((y for y, line in enumerate(lines) if "←" in line.plain), None)
+        height = max(1, self.content_size.height)
+        if first is not None and not top <= first < top + height:
+            self.top = self._valid(first)
+        self._text = None
+        hint = self.scroll_hint()
+        if len(old) != len(lines) or self.top != top or hint != self._hint:
+            self._scrolled()
             return
         width = self.size.width
-        changed = [Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, lines, strict=True)) if a != b]
+        changed = [Region(0, y - top, width, 1) for y, (a, b) in enumerate(zip(old, lines, strict=True))
+                   if a != b and top <= y < top + height]
         if changed:
             self.refresh(*changed)
 
+    def scroll_hint(self) -> str:
+        """The members on show of a big batch, and what of the pane is out of sight."""
+        return " · ".join(part for part in (self._members, super().scroll_hint()) if part)
+
+    def _scrolled(self) -> None:
+        self._text = None
+        super()._scrolled()
+
     def on_resize(self) -> None:
-        self._lines = self._text = None
+        super().on_resize()
+        self.lines = list(self._draw().split("\n", allow_blank=True))
+        self._text = None
+        self._scrolled()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._text = None
 
     def render(self) -> Text:
-        return self._text if self._text is not None else self._draw()
+        if self._text is None:  # drawn once a step or scroll: a partial repaint hands the same text again
+            self._text = self.window()
+        return self._text
 
     def _draw(self) -> Text:
         frame = self.frame
@@ -96,7 +112,7 @@ class StorePane(Widget):
             return Text("reading…", style=style("store-pane--muted"))
         view, now = frame.view, frame.step.now
         out = Text(no_wrap=True, overflow="ellipsis")
-        width = self.content_size.width or 32
+        width = self.text_width
         first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width)
         # each run of padding ends the cell before it, so no text run starts with spaces (SVG viewers drop them)
         out.append(f"active ({view.active_count})  ", style=style("store-pane--key"))

@@ -7,10 +7,11 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, reply_text, wire_text
 from ..session import Frame
+from .scrolled import ScrolledLines, hanging
+from .wire_lines import call_label, lapsed_notes, legend, stand_in
 
 
 @lru_cache(maxsize=8)
@@ -19,60 +20,104 @@ def command_text(command: tuple[bytes, ...]) -> str:
     return wire_text(command, MAX_ARGS)
 
 
-class WirePane(Widget):
-    """Shows what travelled between the code and the store, as redis-cli would print it."""
+class WirePane(ScrolledLines):
+    """Shows what travelled between the code and the store, as redis-cli would print it, wrapped to fit.
+
+    Each step scrolls the pane to its end, so the step's last reply sits at the bottom edge; what is above it
+    stays a scroll away (tab focuses the pane, the arrows scroll it, its border says what is out of sight).
+    """
 
     DEFAULT_CSS: ClassVar[str] = """
     WirePane {
         width: 1fr;
         height: 100%;
-        padding: 0 1;
         border: round $primary 50%;
         border-title-color: $text-primary;
     }
+    WirePane:focus { border: round $accent; }
     WirePane > .wire-pane--cmd { color: $text-accent; }
     WirePane > .wire-pane--reply { color: $text-success; }
     WirePane > .wire-pane--error { color: $text-error; }
     WirePane > .wire-pane--muted { color: $text-muted; }
+    WirePane > .wire-pane--stand-in { color: $text-muted; text-style: italic; }
+    WirePane > .wire-pane--note { color: $text-warning; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"wire-pane--cmd", "wire-pane--reply", "wire-pane--error",
-                                             "wire-pane--muted"}
+                                             "wire-pane--muted", "wire-pane--stand-in", "wire-pane--note"}
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose wire traffic is shown."""
+    server: reactive[bool] = reactive(False, repaint=False)
+    """True on a server backend, where the code pane shows the C module for wire 6 (the labels follow it)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.border_title = "wire"
 
+    def watch_frame(self) -> None:
+        self.show_lines(self._wrapped(), to_end=True)
+
+    def on_resize(self) -> None:
+        self.show_lines(self._wrapped(), to_end=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.is_mounted:
+            self.lines = self._wrapped()
+
     def render(self) -> Text:
+        return self.window()
+
+    def full_text(self) -> str:
+        """Everything the pane says about the frame, each entry on one line, unwrapped."""
+        return "\n".join(entry.plain for entry in self.entries())
+
+    def _wrapped(self) -> list[Text]:
+        width, console = self.text_width, self.app.console
+        return [line for entry in self.entries() for line in hanging(entry, width, console)]
+
+    def entries(self) -> list[Text]:
+        """Each thing the pane says about the frame, one Text apiece, before wrapping."""
         frame = self.frame
         style = self.get_component_rich_style
-        out = Text()
+        muted = style("wire-pane--muted")
         if frame is None:
-            return Text("nothing sent yet", style=style("wire-pane--muted"))
+            return [Text("nothing sent yet", style=muted)]
         step = frame.step
-        out.append("the command: ", style=style("wire-pane--muted"))
-        out.append(command_text(step.command), style=style("wire-pane--cmd"))
+        head = Text("the command: ", style=muted)
+        head.append(command_text(step.command), style=style("wire-pane--cmd"))
+        out = [head]
         if step.index == 0:
-            out.append("\nthe handle has built it; → sends it", style=style("wire-pane--muted"))
+            out.append(Text("the handle has built it; → sends it", style=muted))
         calls = step.calls
         if step.index and not calls:
-            out.append("\nthis step sent nothing to the store", style=style("wire-pane--muted"))
+            out.append(Text("this step sent nothing to the store", style=muted))
+        kinds: list[str] = []
         for call in calls[:MAX_LINES]:
-            out.append(f"\n{call.source}:{call.line}  ", style=style("wire-pane--muted"))
-            out.append(wire_text(call.sent))
+            kind = stand_in(call)
             failed = isinstance(call.reply, Exception)
-            role = "wire-pane--error" if failed else "wire-pane--reply"
-            out.append(f"  → {reply_text(call.reply)}", style=style(role))
-        if len(calls) > MAX_LINES:
-            out.append(f"\n… and {len(calls) - MAX_LINES} more calls", style=style("wire-pane--muted"))
-        if step.done:
-            out.append("\nthe reply: ", style=style("wire-pane--muted"))
-            if step.error is not None:
-                out.append(f"(error) {step.error}", style=style("wire-pane--error"))
+            line = Text(f"{'≈ ' if kind else ''}{call_label(call, self.server)}  ", style=muted)
+            if kind:
+                kinds.append(kind)
+                line.append(f"{wire_text(call.sent)}  → {reply_text(call.reply)}", style=style("wire-pane--stand-in"))
             else:
-                out.append(reply_text(step.reply, MAX_ITEMS), style=style("wire-pane--reply"))
+                line.append(wire_text(call.sent))
+                line.append(f"  → {reply_text(call.reply)}", style=style("wire-pane--error" if failed else
+                                                                        "wire-pane--reply"))
+            out.append(line)
+        if len(calls) > MAX_LINES:
+            out.append(Text(f"… and {len(calls) - MAX_LINES} more calls", style=muted))
+        if kinds:
+            out.append(Text(legend(kinds), style=style("wire-pane--stand-in")))
+        for note in (*step.notes, *lapsed_notes(step)):
+            out.append(Text(f"note: {note}", style=style("wire-pane--note")))
+        if step.done:
+            reply = Text("the reply: ", style=muted)
+            if step.error is not None:
+                reply.append(f"(error) {step.error}", style=style("wire-pane--error"))
+            else:
+                reply.append(reply_text(step.reply, MAX_ITEMS), style=style("wire-pane--reply"))
             if frame.answer:
-                out.append(f"  · extend_locks {frame.answer}", style=style("wire-pane--muted"))
+                reply.append(f"  · extend_locks {frame.answer}", style=muted)
+            out.append(reply)
         return out
