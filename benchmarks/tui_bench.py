@@ -42,9 +42,15 @@ DIVE = """
 import time, sys
 t0 = time.perf_counter()
 sys.path.insert(0, %r)
-from emq_dive.app import make_app, wait_ready
+# the store opens as the CLI opens it, before the app is imported: a server the backend starts comes up
+# behind the app's import and start
 from emq_dive.lessons import load
 from emq_dive.stores import open_store
+store = open_store(%r, background=True)
+ready = {"at": time.perf_counter() - t0}
+if store.starting is not None:
+    store.starting.add_done_callback(lambda _: ready.update(at=time.perf_counter() - t0))
+from emq_dive.app import make_app, wait_ready
 from emq_dive.screens.dive import DiveScreen
 shown = {"text": None, "at": float("nan")}
 refresh = DiveScreen._compositor_refresh
@@ -61,11 +67,6 @@ def painted(self):
     if text != shown["text"]:
         shown["text"], shown["at"] = text, time.perf_counter() - t0
 DiveScreen._compositor_refresh = painted
-# the store opens as the CLI opens it: a server the backend starts comes up behind the app
-store = open_store(%r, background=True)
-ready = {"at": time.perf_counter() - t0}
-if store.starting is not None:
-    store.starting.add_done_callback(lambda _: ready.update(at=time.perf_counter() - t0))
 app = make_app(load("batches-03"), store)
 async def auto(pilot):
     await wait_ready(app, pilot)
