@@ -3,10 +3,14 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench tui-bench snapshots clean
+.PHONY: run cluster test lint bench tui-bench snapshots clean
 
 run: $(VENV)/.run
 	$(BIN)/emq-dive batches-03
+
+# the dive on a three-node Valkey cluster started from the embedded Valkey: the store pane shows the queue's slot
+cluster: $(VENV)/.run
+	$(BIN)/emq-dive batches-03 --backend cluster
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q

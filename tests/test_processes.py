@@ -23,11 +23,25 @@ from pathlib import Path
 
 import pytest
 from conftest import require_server
+from test_valkey_store import require_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 10.0
 
 pytestmark = pytest.mark.server
+
+BACKENDS = ["server", "auto"]
+"""A spawned server from PATH, and the default: the embedded Valkey, started on a thread of its own."""
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each backend whose server the app starts, with what it needs checked (skipped or failed with cause)."""
+    if request.param == "auto":
+        require_wheel()
+    else:
+        require_server()
+    return request.param
 
 
 # -- /proc --------------------------------------------------------------------
@@ -152,8 +166,9 @@ def _expect(lines: queue.Queue, prefix: str, seen: list[str]) -> str:
 
 
 # -- the CLI's own exit paths, with a stand-in app ------------------------------
-# The driver runs the real `emq-dive batches-03 --backend server` code path (cli.main: open_store, try/finally,
+# The driver runs the real `emq-dive batches-03 --backend B` code path (cli.main: open_store, try/finally,
 # the SIGTERM handler); only `emq_dive.app` is a stand-in that blocks, returns on a line, or raises inside run().
+# On the default backend the server starts behind the app: the stand-in waits for it as the app's worker does.
 
 DRIVER = textwrap.dedent("""
     import os, signal, sys, types
@@ -173,6 +188,8 @@ DRIVER = textwrap.dedent("""
             self.stopping = True
 
         def run(self):
+            with self.store.io():
+                pass
             print("READY", self.store.pid, flush=True)
             if mode == "raise":
                 sys.stdin.readline()  # the test has seen the server up: raise now
@@ -189,16 +206,16 @@ DRIVER = textwrap.dedent("""
     sys.modules["emq_dive.app"] = app
 
     from emq_dive.cli import main
-    sys.exit(main(["batches-03", "--backend", "server"]))
+    sys.exit(main(["batches-03", "--backend", os.environ["EMQ_TEST_BACKEND"]]))
 """)
 
 
-def _start_driver(tmp_path: Path, mode: str) -> tuple[subprocess.Popen, Path, queue.Queue]:
-    require_server()
+def _start_driver(tmp_path: Path, mode: str, backend: str) -> tuple[subprocess.Popen, Path, queue.Queue]:
     tmpdir = _tmpdir(tmp_path)
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
-    proc = subprocess.Popen([sys.executable, str(driver)], cwd=tmp_path, env=_env(tmpdir, EMQ_TEST_MODE=mode),
+    env = _env(tmpdir, EMQ_TEST_MODE=mode, EMQ_TEST_BACKEND=backend)
+    proc = subprocess.Popen([sys.executable, str(driver)], cwd=tmp_path, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return proc, tmpdir, _lines(proc.stdout)
 
@@ -229,8 +246,8 @@ def _finish(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, proc.stderr.read()
 
 
-def test_normal_quit_stops_the_server(tmp_path: Path) -> None:
-    proc, tmpdir, lines = _start_driver(tmp_path, "quit")
+def test_normal_quit_stops_the_server(tmp_path: Path, backend: str) -> None:
+    proc, tmpdir, lines = _start_driver(tmp_path, "quit", backend)
     servers = _ready(proc, tmpdir, lines)
     proc.stdin.write("q\n")
     proc.stdin.flush()
@@ -240,8 +257,8 @@ def test_normal_quit_stops_the_server(tmp_path: Path) -> None:
     _assert_no_orphan(tmpdir, servers)
 
 
-def test_sigint_stops_the_server(tmp_path: Path) -> None:
-    proc, tmpdir, lines = _start_driver(tmp_path, "block")
+def test_sigint_stops_the_server(tmp_path: Path, backend: str) -> None:
+    proc, tmpdir, lines = _start_driver(tmp_path, "block", backend)
     servers = _ready(proc, tmpdir, lines)
     proc.send_signal(signal.SIGINT)
     code, _err = _finish(proc)
@@ -249,8 +266,8 @@ def test_sigint_stops_the_server(tmp_path: Path) -> None:
     _assert_no_orphan(tmpdir, servers)
 
 
-def test_sigterm_stops_the_server(tmp_path: Path) -> None:
-    proc, tmpdir, lines = _start_driver(tmp_path, "block")
+def test_sigterm_stops_the_server(tmp_path: Path, backend: str) -> None:
+    proc, tmpdir, lines = _start_driver(tmp_path, "block", backend)
     servers = _ready(proc, tmpdir, lines)
     proc.send_signal(signal.SIGTERM)
     code, err = _finish(proc)
@@ -259,8 +276,8 @@ def test_sigterm_stops_the_server(tmp_path: Path) -> None:
     _assert_no_orphan(tmpdir, servers)
 
 
-def test_exception_inside_the_app_stops_the_server(tmp_path: Path) -> None:
-    proc, tmpdir, lines = _start_driver(tmp_path, "raise")
+def test_exception_inside_the_app_stops_the_server(tmp_path: Path, backend: str) -> None:
+    proc, tmpdir, lines = _start_driver(tmp_path, "raise", backend)
     servers = _ready(proc, tmpdir, lines)
     proc.stdin.write("go\n")
     proc.stdin.flush()
@@ -270,9 +287,9 @@ def test_exception_inside_the_app_stops_the_server(tmp_path: Path) -> None:
     _assert_no_orphan(tmpdir, servers)
 
 
-def test_sigkill_of_the_app_still_stops_the_server(tmp_path: Path) -> None:
+def test_sigkill_of_the_app_still_stops_the_server(tmp_path: Path, backend: str) -> None:
     """No finally runs on SIGKILL: PR_SET_PDEATHSIG makes the kernel send the server SIGTERM."""
-    proc, tmpdir, lines = _start_driver(tmp_path, "block")
+    proc, tmpdir, lines = _start_driver(tmp_path, "block", backend)
     servers = _ready(proc, tmpdir, lines)
     proc.kill()
     proc.wait(timeout=DEADLINE)
@@ -289,9 +306,9 @@ def test_sigkill_of_the_app_still_stops_the_server(tmp_path: Path) -> None:
         shutil.rmtree(left)
 
 
-def _signal_during_start(tmp_path: Path, signum: int) -> tuple[int, str]:
+def _signal_during_start(tmp_path: Path, signum: int, backend: str) -> tuple[int, str]:
     """Send ``signum`` as soon as the server process exists, while the app still waits for it to answer."""
-    proc, tmpdir, _ = _start_driver(tmp_path, "block")
+    proc, tmpdir, _ = _start_driver(tmp_path, "block", backend)
     seen = _poll(lambda: _running_in(tmpdir) or proc.poll() is not None, "the server process to appear",
                  seconds=30)
     assert proc.poll() is None, proc.stderr.read()
@@ -300,25 +317,26 @@ def _signal_during_start(tmp_path: Path, signum: int) -> tuple[int, str]:
     while proc.poll() is None and time.monotonic() < deadline:
         seen.update(_running_in(tmpdir))
     code, err = _finish(proc)
-    assert "starting server" in err
+    if backend == "server":  # the embedded Valkey starts behind the app, which says so on its own screen
+        assert "starting server" in err
     _assert_no_orphan(tmpdir, seen)
     return code, err
 
 
-def test_sigterm_while_the_server_starts_leaves_nothing(tmp_path: Path) -> None:
-    code, err = _signal_during_start(tmp_path, signal.SIGTERM)
+def test_sigterm_while_the_server_starts_leaves_nothing(tmp_path: Path, backend: str) -> None:
+    code, err = _signal_during_start(tmp_path, signal.SIGTERM, backend)
     assert code == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
 
 
-def test_sigint_while_the_server_starts_leaves_nothing(tmp_path: Path) -> None:
+def test_sigint_while_the_server_starts_leaves_nothing(tmp_path: Path, backend: str) -> None:
     """Ctrl+C in the shell during "starting server…" (the TUI has not taken the terminal yet)."""
-    code, _ = _signal_during_start(tmp_path, signal.SIGINT)
+    code, _ = _signal_during_start(tmp_path, signal.SIGINT, backend)
     assert code != 0
 
 
-def test_sigint_while_the_server_starts_prints_no_traceback(tmp_path: Path) -> None:
-    _, err = _signal_during_start(tmp_path, signal.SIGINT)
+def test_sigint_while_the_server_starts_prints_no_traceback(tmp_path: Path, backend: str) -> None:
+    _, err = _signal_during_start(tmp_path, signal.SIGINT, backend)
     assert "Traceback" not in err
 
 
@@ -342,11 +360,11 @@ def test_missing_server_binary_gives_one_clear_message(tmp_path: Path) -> None:
 class _Terminal:
     """The app on the slave side of a pty; everything it draws is drained into ``screen``."""
 
-    def __init__(self, tmpdir: Path, cols: int = 120, rows: int = 40) -> None:
+    def __init__(self, tmpdir: Path, cols: int = 120, rows: int = 40, backend: str = "server") -> None:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         env = _env(tmpdir, TERM="xterm-256color", COLUMNS=str(cols), LINES=str(rows))
-        self.proc = subprocess.Popen([sys.executable, "-m", "emq_dive", "batches-03", "--backend", "server"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "emq_dive", "batches-03", "--backend", backend],
                                      cwd=ROOT, env=env, stdin=slave, stdout=slave, stderr=slave,
                                      start_new_session=True, close_fds=True)
         os.close(slave)
@@ -381,10 +399,9 @@ class _Terminal:
 
 @pytest.mark.parametrize("how, size", [("quit", (120, 40)), ("quit", (80, 24)), ("sigint", (120, 40)),
                                        ("sigterm", (120, 40))])
-def test_the_tui_stops_its_server(tmp_path: Path, how: str, size: tuple[int, int]) -> None:
-    require_server()
+def test_the_tui_stops_its_server(tmp_path: Path, how: str, size: tuple[int, int], backend: str) -> None:
     tmpdir = _tmpdir(tmp_path)
-    term = _Terminal(tmpdir, *size)
+    term = _Terminal(tmpdir, *size, backend=backend)
     try:
         children = _poll(lambda: _server_children(term.proc.pid) or term.proc.poll() is not None,
                          "the app to spawn its server", seconds=30)
@@ -417,11 +434,10 @@ def test_the_tui_stops_its_server(tmp_path: Path, how: str, size: tuple[int, int
         term.close()
 
 
-def test_sigterm_in_the_tui_prints_no_traceback(tmp_path: Path) -> None:
-    require_server()
+def test_sigterm_in_the_tui_prints_no_traceback(tmp_path: Path, backend: str) -> None:
     tmpdir = _tmpdir(tmp_path)
     for _ in range(3):  # the traceback depends on timing: try a few times
-        term = _Terminal(tmpdir)
+        term = _Terminal(tmpdir, backend=backend)
         try:
             _poll(lambda term=term: b"Batch" in term.screen or term.proc.poll() is not None,
                   "the app's first frame", seconds=30)

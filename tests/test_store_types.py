@@ -42,8 +42,9 @@ def _members() -> tuple[dict[str, object], list[str]]:
 
 def test_store_like_names_what_the_engine_uses() -> None:
     fields, methods = _members()
-    assert set(fields) == {"client", "queue", "kind", "description", "native", "native_reason", "acl", "acl_reason"}
-    assert set(methods) == {"io", "run_id", "on_close", "forget"}
+    assert set(fields) == {"client", "queue", "kind", "description", "native", "native_reason", "acl", "acl_reason",
+                           "owned"}
+    assert set(methods) == {"io", "run_id", "forget", "on_close"}
 
 
 def test_every_store_kind_has_each_member_of_store_like(any_store: Store) -> None:

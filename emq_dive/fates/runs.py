@@ -10,10 +10,12 @@ from typing import Any
 import redis
 
 from ..echo_mq import jobs, keyspace
+from ..echo_mq.connector import Connector
 from ..fate_table import BY_KEY, Fate, fate
 from ..stores import snapshot
+from ..stores.cluster import ClusterStore, Untagged, refusing_node
 from ..stores.protocol import StoreLike
-from .answers import Answer, four, raw_four, run_verb, unavailable
+from .answers import SINGLE, VERBS, Answer, four, raw_four, run_verb, unavailable
 from .setups import prepare, reset
 
 A, X, B = "JOBA", "JOBX", "JOBB"
@@ -79,8 +81,8 @@ def _restricted(run: Setting) -> FateRun:
     store = run.store
     if not store.acl:
         return FateRun(run.fate, (), unavailable(store.acl_reason))
-    if store.kind != "server":
-        return FateRun(run.fate, (), unavailable("the app creates ACL users only on a server it spawned"))
+    if not store.owned:
+        return FateRun(run.fate, (), unavailable("the app creates ACL users only on a server it started"))
     held = run.around()
     answers = four(store, held[0], held, run.lease_ms, client=_restricted_client(store))
     return FateRun(run.fate, tuple(held), answers, note="sent as a user with %R~ on the job rows")
@@ -137,6 +139,34 @@ def _bad_shape(run: Setting) -> FateRun:
     return FateRun(run.fate, tuple(held), (), raw, note="numkeys 1, then KEYS[1] = pending")
 
 
+NEEDS_CLUSTER = ("the hashtag decides where keys live only on a cluster: run emq-dive with --backend cluster "
+                 "to send this call to one")
+WHY_ONE_TAG = ("a cluster runs a call only when every key it declares hashes to one slot, so the protocol builds "
+               "every key of a queue (active, the base, each row derived from it) under one {q} tag")
+
+
+def _no_hashtag(run: Setting) -> FateRun:
+    store = run.store
+    if not isinstance(store, ClusterStore):
+        return FateRun(run.fate, (), unavailable(NEEDS_CLUSTER))
+    held = run.around()
+    queue, lease_ms, single = store.queue, run.lease_ms, held[0]
+    batch_keys = [keyspace.queue_key(queue, "active"), keyspace.queue_key(queue, "")]
+    single_keys = [keyspace.queue_key(queue, "active"), keyspace.job_key(queue, single[0])]
+    answers = []
+    for verb in VERBS:
+        call: Callable[[Connector], Any]
+        if verb in SINGLE:
+            keys = single_keys
+            call = lambda conn: jobs.extend_lock(Untagged(conn), queue, single[0], single[1], lease_ms)  # noqa: E731
+        else:
+            keys = batch_keys
+            call = lambda conn: jobs.extend_locks(Untagged(conn), queue, held, lease_ms)  # noqa: E731
+        target = store.client_on(refusing_node(store, keys).address)
+        answers.append(run_verb(store, verb, call, client=target))
+    return FateRun(run.fate, tuple(held), tuple(answers), note=WHY_ONE_TAG)
+
+
 RUNNERS: dict[str, Runner] = {
     **{key: _member for key, entry in BY_KEY.items() if entry.member},
     "restricted": _restricted,
@@ -145,6 +175,7 @@ RUNNERS: dict[str, Runner] = {
     "bad-lease": _bad_lease,
     "bad-shape": _bad_shape,
     "empty": _empty,
+    "no-hashtag": _no_hashtag,
 }
 """Every fate of the table and how its run is set up: a member fate holds X in it between A and B."""
 

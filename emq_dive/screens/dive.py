@@ -70,6 +70,7 @@ class DiveScreen(StoreMoves):
         store, lesson = self.session.store, self.session.lesson
         header = DiveHeader().data_bind(DiveScreen.frame)
         header.heading, header.backend, header.wire = lesson.heading, store.description, self.session.wire
+        header.store = store
         yield header
         with Horizontal(id="main"):
             with Vertical(id="left"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -38,10 +39,28 @@ class Store:
     closed: bool = False
     pid: int | None = None
     """The process id of the server this store started, or None when it started none."""
+    owned: bool = False
+    """True when the app started this server itself, so it may create users on it (the restricted fate)."""
+    starting: Future[None] | None = field(default=None, repr=False, compare=False)
+    """Set while the server starts on its own thread; ``io`` waits for it and raises what the start raised."""
+
+    @property
+    def started(self) -> bool:
+        """True once the store answers: it started no server, or the one it started is ready (or failed)."""
+        return self.starting is None or self.starting.done()
+
+    def wait_started(self) -> None:
+        """Block until the store's server answers; raise StoreError when it could not start."""
+        if self.starting is not None:
+            self.starting.result()
 
     @contextmanager
     def io(self) -> Iterator[None]:
-        """Hold the store for one piece of work; refuse once it is closed, so nothing is written after."""
+        """Hold the store for one piece of work once it answers; refuse once it is closed, so nothing is written then.
+
+        A store whose server is still starting waits for it here, outside the lock, so ``close`` is never held up.
+        """
+        self.wait_started()
         with self.lock:
             if self.closed:
                 raise StoreError("the store is closed")
@@ -99,13 +118,19 @@ def fresh_queue() -> str:
 
 
 def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = None,
-               queue: str | None = None, run_id: str | None = None, server_binary: str | None = None) -> Store:
-    """Open ``fakeredis``, ``server``, ``valkey``, ``cluster`` or a ``redis://``, ``rediss://`` or ``unix://`` URL.
+               queue: str | None = None, run_id: str | None = None, server_binary: str | None = None,
+               background: bool = False) -> Store:
+    """Open ``auto``, ``fakeredis``, ``server``, ``valkey``, ``cluster`` or a ``redis://``, ``rediss://`` or
+    ``unix://`` URL; ``auto`` is the embedded Valkey where it can run with its module, else fakeredis.
 
     ``clock`` and ``run_id`` pin the embedded store's TIME and run_id, so tests can freeze the screen;
-    ``server_binary`` picks the server that ``server`` spawns.
+    ``server_binary`` picks the server that ``server`` spawns; ``background`` returns a valkey store at once,
+    its server starting on a thread of its own (``io`` waits for it).
     """
     queue = queue or fresh_queue()
+    if spec == "auto":
+        from .valkey import open_default
+        return open_default(queue, background=background)
     if spec == "fakeredis":
         from .embedded import open_embedded
         return open_embedded(queue, clock, run_id)
@@ -114,12 +139,12 @@ def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = N
         return open_spawned(queue, server_binary)
     if spec == "valkey":
         from .valkey import open_valkey
-        return open_valkey(queue)
+        return open_valkey(queue, background=background)
     if spec == "cluster":
         from .cluster import open_cluster
         return open_cluster(queue)
     if spec.startswith(("redis://", "rediss://", "unix://")):
         from .url import open_url
         return open_url(spec, queue)
-    raise StoreError(f"unknown backend {spec!r}: use fakeredis, server, valkey, cluster, "
+    raise StoreError(f"unknown backend {spec!r}: use auto, fakeredis, server, valkey, cluster, "
                      "or a redis://, rediss:// or unix:// URL")

@@ -46,6 +46,8 @@ class ClusterStore(Store):
 
     nodes: tuple[ClusterNode, ...] = ()
     clients: dict[str, redis.Redis] = field(default_factory=dict, repr=False, compare=False)
+    slots: dict[bytes, int] = field(default_factory=dict, repr=False, compare=False)
+    """Each key's hash slot once asked, so a key costs one ``CLUSTER KEYSLOT`` per run, not one per step."""
 
     @property
     def node(self) -> ClusterNode:
@@ -53,9 +55,13 @@ class ClusterStore(Store):
         return self.owner(self.keyslot(keyspace.queue_key(self.queue, "active")))
 
     def keyslot(self, key: str | bytes) -> int:
-        """The hash slot of ``key``, as the cluster computes it (``CLUSTER KEYSLOT``)."""
-        with self.io():
-            return int(raw(self.client, "CLUSTER", "KEYSLOT", key))
+        """The hash slot of ``key``, as the cluster computes it (``CLUSTER KEYSLOT``, asked once per key)."""
+        name = key.encode() if isinstance(key, str) else key
+        slot = self.slots.get(name)
+        if slot is None:
+            with self.io():
+                slot = self.slots[name] = int(raw(self.client, "CLUSTER", "KEYSLOT", name))
+        return slot
 
     def owner(self, slot: int) -> ClusterNode:
         """The node that serves ``slot``."""
@@ -163,7 +169,7 @@ def open_cluster(queue: str) -> ClusterStore:
         name, version, native = identify(client, binary)
         reason = next((s.module_reason for s in servers if s.client is client), "")
         store = ClusterStore(
-            client=client, kind="cluster", queue=queue, native=native,
+            client=client, kind="cluster", queue=queue, native=native, owned=True,
             description=f"{name} {version} · {PRIMARIES}-node cluster on {owner.address}, {origin}",
             native_reason="" if native else (reason or "no EMQ module"), nodes=nodes, clients=clients)
     except BaseException:
@@ -175,16 +181,22 @@ def open_cluster(queue: str) -> ClusterStore:
 
 
 def follow_slot_owner(client: redis.Redis, queue: str) -> redis.Redis:
-    """A client on the node that owns ``queue``'s slot when ``client`` is on a cluster node, else ``client``.
+    """A client on the node that owns ``queue``'s slot when ``client`` is on a cluster node, else ``client``."""
+    return slot_owner(client, queue)[0]
+
+
+def slot_owner(client: redis.Redis, queue: str) -> tuple[redis.Redis, str | None]:
+    """A client on the node that owns ``queue``'s slot and that node's ``host:port`` when ``client`` is on a
+    cluster node, else ``(client, None)``.
 
     When the owner is another node, ``client`` is closed and a client with its settings on the owner returned.
     """
     try:
         enabled = "cluster_enabled:1" in raw(client, "INFO", "cluster").decode()
     except redis.ResponseError:  # a user that may not run INFO: take the server as it is
-        return client
+        return client, None
     if not enabled:
-        return client
+        return client, None
     slot = int(raw(client, "CLUSTER", "KEYSLOT", keyspace.queue_key(queue, "active")))
     pool = client.connection_pool
     settings: dict[str, Any] = {k: v for k, v in pool.connection_kwargs.items() if k != "path"}
@@ -192,14 +204,14 @@ def follow_slot_owner(client: redis.Redis, queue: str) -> redis.Redis:
     for address, node_id, ranges in shards(client, str(settings.get("host", "127.0.0.1"))):
         if any(low <= slot <= high for low, high in ranges):
             if node_id == here:
-                return client
+                return client, address
             host, port = address.rsplit(":", 1)
             connection_class = (redis.Connection if issubclass(pool.connection_class, redis.UnixDomainSocketConnection)
                                 else pool.connection_class)
             owner = redis.Redis(connection_pool=redis.ConnectionPool(
                 connection_class=connection_class, **{**settings, "host": host, "port": int(port)}))
             client.close()
-            return owner
+            return owner, address
     raise StoreError(f"no node of the cluster serves slot {slot}, the slot of the queue {queue!r}")
 
 
@@ -211,7 +223,7 @@ def untagged(key: str) -> str:
     return key.replace("{", "", 1).replace("}", "", 1)
 
 
-class _Untagged:
+class Untagged:
     """A wire that sends each call with its keys' hashtag braces dropped."""
 
     def __init__(self, inner: Connector) -> None:
@@ -222,20 +234,26 @@ class _Untagged:
         return self.inner.eval(script, [untagged(key) for key in keys], argv)
 
 
-def no_hashtag(store: ClusterStore, held: Sequence[tuple[str, int]], lease_ms: int, wire: int) -> Exchange:
-    """Send the batch call with its keys built without the ``{q}`` tag and return the cluster's refusal.
+def refusing_node(store: ClusterStore, keys: Sequence[str]) -> ClusterNode:
+    """The node an untagged call on ``keys`` goes to so that it is refused, never run.
 
-    Untagged keys land on different slots (``CROSSSLOT``) or on one slot; when that slot is this node's, the call
-    goes to another node (``MOVED``), so it never runs and writes nothing.
+    Keys on several slots are refused by any node (``CROSSSLOT``); keys on one slot go to a node that does not
+    serve it (``MOVED``), so nothing lands outside the run's tagged keys.
     """
-    keys = [untagged(keyspace.queue_key(store.queue, suffix)) for suffix in ("active", "")]
-    slots = {store.keyslot(key) for key in keys}
-    here = store.node
-    target = here if len(slots) > 1 or not here.serves(slots.pop()) else store.other_node()
-    conn = Connector(store.client_on(target.address), wire)
+    slots = {store.keyslot(untagged(key)) for key in keys}
+    if len(slots) > 1:
+        return store.node
+    slot = slots.pop()
+    return next(node for node in store.nodes if not node.serves(slot))
+
+
+def no_hashtag(store: ClusterStore, held: Sequence[tuple[str, int]], lease_ms: int, wire: int) -> Exchange:
+    """Send the batch call with its keys built without the ``{q}`` tag and return the cluster's refusal."""
+    keys = [keyspace.queue_key(store.queue, suffix) for suffix in ("active", "")]
+    conn = Connector(store.client_on(refusing_node(store, keys).address), wire)
     with store.io():
         try:
-            jobs.extend_locks(_Untagged(conn), store.queue, held, lease_ms)
+            jobs.extend_locks(Untagged(conn), store.queue, held, lease_ms)
         except redis.ResponseError:
             pass
     sent = conn.last

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import redis
+
+
+@runtime_checkable
+class Sharded(Protocol):
+    """A store on a cluster: where each key's hash slot is, and which node serves it."""
+
+    def keyslot(self, key: str | bytes) -> int:
+        """The hash slot of ``key``."""
+        ...
+
+    def node_for(self, key: str | bytes) -> str:
+        """The ``host:port`` of the node that serves ``key``."""
+        ...
 
 
 class StoreLike(Protocol):
@@ -20,6 +33,8 @@ class StoreLike(Protocol):
     native_reason: str
     acl: bool
     acl_reason: str
+    owned: bool
+    """True when the app started this server itself, so it may create users on it."""
 
     def io(self) -> AbstractContextManager[None]:
         """Hold the store for one piece of work; refuse once it is closed."""

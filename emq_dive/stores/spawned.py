@@ -10,8 +10,10 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,10 +58,24 @@ def emq_module() -> tuple[Path | None, str]:
         return None, str(err)
 
 
+def _module_expected() -> bool:
+    """Whether the EMQ module should load, guessed without building it: there is a compiler to build it with."""
+    try:
+        from ..native.build import NoCompiler, find_compiler
+    except ImportError:
+        return False
+    try:
+        find_compiler()
+    except NoCompiler:
+        return False
+    return True
+
+
 def start_server(binary: str, workdir: Path, password: str, module: Path | None,
-                 extra: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], int]:
-    """Start ``binary`` on a free loopback port with ``workdir`` as its dir and ``extra`` config lines."""
-    port = free_port()
+                 extra: Sequence[str] = (), port: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``binary`` on ``port`` (default: a free one) of loopback, with ``workdir`` as its dir and ``extra``
+    config lines."""
+    port = port or free_port()
     config = workdir / "server.conf"
     lines = [f"port {port}", "bind 127.0.0.1", f"requirepass {password}", 'save ""',
              "appendonly no", f"dir {workdir}", "daemonize no", f"logfile {workdir / 'server.log'}", *extra]
@@ -109,14 +125,14 @@ class Launched:
     module_reason: str
 
 
-def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = ()) -> Launched:
+def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = (), port: int | None = None) -> Launched:
     """Start ``binary`` with the EMQ module, or without it when it will not load, and wait until it answers.
 
     The config file, which holds the password, is deleted once the server has read it.
     """
     module, module_reason = emq_module()
     for attempt_module in ([module, None] if module else [None]):
-        proc, port = start_server(binary, workdir, password, attempt_module, extra)
+        proc, port = start_server(binary, workdir, password, attempt_module, extra, port)
         client = redis.Redis(host="127.0.0.1", port=port, password=password)
         try:
             wait_ready(proc, client, workdir / "server.log")
@@ -143,28 +159,42 @@ def identify(client: redis.Redis, binary: str) -> tuple[str, str, bool]:
     return name, version, native
 
 
-def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server", origin: str = "spawned") -> Store:
+def _no_binary() -> StoreError:
+    chosen = os.environ.get("EMQ_DIVE_SERVER")
+    return StoreError(f"EMQ_DIVE_SERVER={chosen} is not an executable" if chosen else
+                      "no valkey-server or redis-server on PATH: install one "
+                      "(for example: apt-get install redis-server), or use --backend fakeredis")
+
+
+def _describe(store: Store, server: Launched, binary: str, origin: str) -> None:
+    """Fill in what the started server says it is: name, version, whether it serves the native twin."""
+    name, version, native = identify(server.client, binary)
+    store.description = f"{name} {version} · {origin} on 127.0.0.1:{server.port}"
+    store.native, store.native_reason = native, "" if native else (server.module_reason or "no EMQ module")
+    store.pid = server.proc.pid
+
+
+def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server", origin: str = "spawned",
+                 background: bool = False) -> Store:
     """Start ``binary`` (default: :func:`find_server`) and return it as a store of ``kind``, described by ``origin``.
 
-    Call it from the main thread: the server is tied to the thread that spawned it.
+    Call it from the main thread: the server is tied to the thread that spawned it. With ``background`` the
+    store returns at once and a thread of its own starts the server and keeps it (see :func:`_start_behind`).
     """
     binary = binary or find_server()
     if binary is None:
-        chosen = os.environ.get("EMQ_DIVE_SERVER")
-        raise StoreError(f"EMQ_DIVE_SERVER={chosen} is not an executable" if chosen else
-                         "no valkey-server or redis-server on PATH: install one "
-                         "(for example: apt-get install redis-server), or use --backend fakeredis")
+        raise _no_binary()
     workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
     password = os.urandom(16).hex()
+    if background:
+        return _start_behind(queue, binary, kind, origin, workdir, password)
     proc: subprocess.Popen[bytes] | None = None
     client: redis.Redis | None = None
     try:
         server = launch(binary, workdir, password)
-        proc, client, port = server.proc, server.client, server.port
-        name, version, native = identify(client, binary)
-        store = Store(client=client, kind=kind, queue=queue,
-                      description=f"{name} {version} · {origin} on 127.0.0.1:{port}",
-                      native=native, native_reason="" if native else (server.module_reason or "no EMQ module"))
+        proc, client = server.proc, server.client
+        store = Store(client=client, kind=kind, queue=queue, description="", native=False, owned=True)
+        _describe(store, server, binary, origin)
     except BaseException:
         if client is not None:
             client.close()
@@ -172,10 +202,55 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
             stop_server(proc)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    store.pid = proc.pid
     # closers run newest first: the client, then the server, then its directory
     store.on_close(lambda: shutil.rmtree(workdir, ignore_errors=True))
     store.on_close(lambda: stop_server(proc))
+    store.on_close(client.close)
+    atexit.register(store.close)
+    return store
+
+
+def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path, password: str) -> Store:
+    """A store whose server a thread of its own starts, holds while the store is open, and stops at close.
+
+    The thread spawns the server, so PR_SET_PDEATHSIG ties the server to it: it lives until ``close`` (or the
+    process's death, SIGKILL included), and the app's start never waits for the module build or the server.
+    """
+    port = free_port()
+    client = redis.Redis(host="127.0.0.1", port=port, password=password)
+    name = Path(binary).name.removesuffix("-server")
+    store = Store(client=client, kind=kind, queue=queue, description=f"starting {name}…",
+                  native=_module_expected(), owned=True, starting=Future())
+    stop = threading.Event()
+
+    def hold() -> None:
+        started = store.starting
+        assert started is not None
+        server: Launched | None = None
+        try:
+            if not stop.is_set():
+                server = launch(binary, workdir, password, port=port)
+                server.client.close()  # the store's own client, made before the port was bound, serves from here
+                _describe(store, server, binary, origin)
+        except BaseException as err:
+            started.set_exception(err if isinstance(err, StoreError) else StoreError(f"{name} did not start: {err}"))
+        else:
+            started.set_result(None)
+            stop.wait()
+        finally:
+            if server is not None:
+                stop_server(server.proc)
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    keeper = threading.Thread(target=hold, name=f"emq-dive {name}", daemon=True)
+    keeper.start()
+
+    def release() -> None:
+        stop.set()
+        keeper.join(START_SECONDS + 10)
+
+    # newest first: the client, then the server (its thread stops it and removes its directory)
+    store.on_close(release)
     store.on_close(client.close)
     atexit.register(store.close)
     return store

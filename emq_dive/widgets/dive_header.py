@@ -9,8 +9,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..session import Frame
+from ..stores.protocol import StoreLike
 
 WIRES = {4: "4 · EVALSHA", 6: "6 · EMQ.EXTENDS"}
+MIN_HEADING = 12
+"""The fewest cells the heading keeps when the header is too narrow for it and the store's name."""
 
 
 class DiveHeader(Widget):
@@ -32,14 +35,23 @@ class DiveHeader(Widget):
     """The wire asked for, shown until the first frame."""
     frame: reactive[Frame | None] = reactive(None)
     """The frame on screen, whose wire the stepped run uses."""
+    store: StoreLike | None = None
+    """The store whose description is shown as it stands at each paint (a starting server's changes once it
+    answers, which the first frame follows); ``backend`` is shown when there is none."""
 
     def render(self) -> Text:
         style = self.get_component_rich_style
-        out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(f" {self.heading} ", style=style("dive-header--heading"))
-        out.append("│ wire ", style=style("dive-header--muted"))
+        backend = self.store.description if self.store is not None else self.backend
         wire = self.frame.wire if self.frame is not None else self.wire
-        out.append(f" {WIRES.get(wire, wire)} ", style=style("dive-header--wire"))
+        wire_text = f" {WIRES.get(wire, wire)} "
+        # the heading gives way first, so a narrow header still names the store (its name comes first)
+        rest = len("│ wire ") + len(wire_text) + len(" │ ") + min(len(backend), len(backend.split(" · ")[0]) + 2)
+        room = max(MIN_HEADING, (self.size.width or 120) - rest - 2)
+        heading = self.heading if len(self.heading) <= room else self.heading[: room - 1].rstrip() + "…"
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(f" {heading} ", style=style("dive-header--heading"))
+        out.append("│ wire ", style=style("dive-header--muted"))
+        out.append(wire_text, style=style("dive-header--wire"))
         out.append(" │ ", style=style("dive-header--muted"))
-        out.append(self.backend)
+        out.append(backend)
         return out

@@ -115,6 +115,8 @@ class StorePane(ScrolledLines):
         width = self.text_width
         first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width)
         # each run of padding ends the cell before it, so no text run starts with spaces (SVG viewers drop them)
+        if view.placement is not None:  # on a cluster: the slot and node of every key shown
+            out.append(view.placement.text() + "\n", style=style("store-pane--muted"))
         out.append(f"active ({view.active_count})  ", style=style("store-pane--key"))
         out.append("score = deadline\n" if now is not None else "score as read\n", style=style("store-pane--muted"))
         for entry in view.active:
