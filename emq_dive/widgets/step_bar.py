@@ -100,9 +100,10 @@ class StepBar(Widget):
                     clock = ", the same now"
                 else:
                     clock = f", one now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
-                out.append(f"✓ the atomic run agrees: the same store{clock}, reply {shown}",
+                out.append(f"✓ run {frame.run}: atomic run agrees: same store{clock}, reply {shown}",
                            style=style("step-bar--ok"))
             else:
-                out.append("✗ the stepped and atomic runs differ: " + "; ".join(agreement.differences),
+                out.append(f"✗ run {frame.run}: the stepped and atomic runs differ: " +
+                           "; ".join(agreement.differences),
                            style=style("step-bar--bad"))
         return out
