@@ -16,8 +16,8 @@ from tests.test_app_fates import pick
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, press, screen_text, settle, shown
 
 PAIRS = [
-    ("extend_locks/4", "extend_locks(conn, queue, held, lease_ms)"),
-    ("extend_lock/5", "extend_lock(conn, queue, job_id, token, lease_ms)"),
+    ("extend_locks/4", "extend_locks("),
+    ("extend_lock/5", "extend_lock("),
     ("{:ok, failed}", "list[str]"),
     (":ok", "None"),
     ("{:error, :gone}", "Gone"),
@@ -28,6 +28,7 @@ PAIRS = [
     ("trafikey", "emq_module.c"),
 ]
 """The course's name and the port's, as both the lesson and the help must show them."""
+HELP_PAIRS = [("extend_locks/4", "jobs.extend_locks"), ("extend_lock/5", "jobs.extend_lock"), *PAIRS[2:]]
 OWN_CLASSES = "EMQGONE and EMQNOTACTIVE are this project's choice"
 
 
@@ -70,7 +71,7 @@ async def test_the_help_maps_the_names_and_q_quits_as_it_says():
         await press(app, pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = flat(shown(app))
-        for course, port in PAIRS:
+        for course, port in HELP_PAIRS:
             assert course in text and port in text, (course, port)
         assert "The course names one wire class, EMQSTALE" in text
         assert "EMQGONE and EMQNOTACTIVE, the error classes of the other two refusals, are this project's own " \
@@ -125,7 +126,7 @@ async def test_the_bad_shape_fate_shows_no_embedded_lua_internals():
     assert "raises ResponseError: ERR Error running script extend_locks.lua:18: attempt to concatenate local " \
            "'base' (a nil value)" in text
     assert "(error) ERR Error running script extend_locks.lua:18: attempt to concatenate" in text
-    assert "the script fails on line 18, local row = base .. 'job:' .. id. The embedded store's own Lua words " \
+    assert "the script fails on line 18: local row = base .. 'job:' .. id. The embedded store's own Lua words " \
            "this error" in text
     assert "numkeys 1, so the scripts' KEYS[2] is nil" in text
 
@@ -166,5 +167,8 @@ async def test_the_ill_formed_and_empty_fates_say_what_they_do():
         await pick(app, pilot, "empty")
         text = flat(shown(app))
         assert "unused" not in text
+        empty = cards(app)
+        for batch in ("extend_locks · wire 4", "EMQ.EXTENDS · wire 6"):
+            assert empty[batch].startswith("returns []\nthe course's extend_locks/4: {:ok, []}\n")
         assert "note: no job is held: the batch verbs send the lease alone, with no (id, token) pair after it, " \
                "and the single verbs, which always name one job, have none to name" in text

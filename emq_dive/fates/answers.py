@@ -38,8 +38,8 @@ class Answer:
     value: Any = None
     writes: tuple[str, ...] = ()
     unavailable: str = ""
-    job: str = ""
-    """The fate's job when the answer came through the project's verbs; empty for a raw wire command."""
+    job: str | None = None
+    """The fate's job when the answer came through the project's verbs ("" for none); None for a raw command."""
     caveat: str = ""
     """Where the store could not answer as a server would, what differs."""
 
@@ -102,7 +102,7 @@ def _caveat(exchanges: Sequence[Exchange]) -> str:
     error = next((e for e in map(embedded_lua_error, exchanges) if e is not None), None)
     if error is None:
         return ""
-    return (f"the script fails on line {error.line}, {error.source_line}. The embedded store's own Lua "
+    return (f"the script fails on line {error.line}: {error.source_line}. The embedded store's own Lua "
             "words this error (its internals are cut here); a real server words it its own way")
 
 
@@ -126,11 +126,11 @@ def _diff(before: dict[bytes, Any], after: dict[bytes, Any], queue: str) -> tupl
 
 
 def run_verb(store: StoreLike, verb: str, call: Callable[[Connector], Any],
-             client: redis.Redis | None = None, job: str = "") -> Answer:
+             client: redis.Redis | None = None, job: str | None = None) -> Answer:
     """Run ``call`` on a fresh connector for ``verb``'s wire; record the wire, the answer and the writes.
 
-    ``job`` names the fate's job when ``call`` goes through the project's verbs, so the answer can be read in
-    the course's terms.
+    ``job`` names the fate's job ("" for none) when ``call`` goes through the project's verbs, so the answer can
+    be read in the course's terms.
     """
     wire = wire_of(verb)
     if wire == 6 and not store.native:

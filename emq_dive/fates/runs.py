@@ -93,9 +93,9 @@ def _empty(run: Setting) -> FateRun:
     start = snapshot.take(store.client, queue)
     one_job = "the single verb always names one job"
     answers = (*unavailable(one_job, ["extend_lock"]),
-               run_verb(store, "extend_locks", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms)),
+               run_verb(store, "extend_locks", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms), job=""),
                *unavailable(one_job, ["EMQ.EXTEND"]),
-               run_verb(store, "EMQ.EXTENDS", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms)))
+               run_verb(store, "EMQ.EXTENDS", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms), job=""))
     snapshot.restore(store.client, queue, start)
     return FateRun(run.fate, (), answers, note="no job is held: the batch verbs send the lease alone, with no "
                    "(id, token) pair after it, and the single verbs, which always name one job, have none to name")

@@ -43,15 +43,16 @@ The course teaches the verbs in Elixir; this app runs a Python port of them.
 
 | in the course | in this app |
 |---|---|
-| `extend_locks/4` | `jobs.extend_locks(conn, queue, held, lease_ms)` |
-| `extend_lock/5` | `jobs.extend_lock(conn, queue, job_id, token, lease_ms)` |
-| `{{:ok, failed}}` | the returned list of failed ids, `list[str]` |
-| `:ok` (the single verb re-scored) | `None` |
+| `extend_locks/4` | `jobs.extend_locks` |
+| `extend_lock/5` | `jobs.extend_lock` |
+| `{{:ok, failed}}` | the returned `list[str]` of failed ids |
+| `:ok` | `None`: the single verb re-scored |
 | `{{:error, :gone}}` | raises `jobs.Gone` |
 | `{{:error, :stale}}` | raises `jobs.Stale` |
 | `{{:error, :not_active}}` | raises `jobs.NotActive` |
-| `@extend_locks2` / `@extend_lock2` | `extend_locks.lua` / `extend_lock.lua` |
-| the `trafikey` handler of `EMQ.EXTENDS` | `emq_dive/native/emq_module.c` (the embedded store: `echo_mq/native.py`) |
+| `@extend_locks2` | `echo_mq/scripts/extend_locks.lua` |
+| `@extend_lock2` | `echo_mq/scripts/extend_lock.lua` |
+| the `trafikey` handler | `native/emq_module.c`, behind `EMQ.EXTENDS` (the embedded store: `echo_mq/native.py`) |
 
 The course names one wire class, `EMQSTALE` for a stale token. `EMQGONE` and
 `EMQNOTACTIVE`, the error classes of the other two refusals, are this project's

@@ -22,7 +22,7 @@ def course_answer(answer: Answer) -> str:
     ``extend_lock/5`` answers ``:ok`` or ``{:error, :gone | :stale | :not_active}``; ``extend_locks/4`` answers
     ``{:ok, failed}``. A raw wire command has no course verb.
     """
-    if not answer.job or answer.unavailable:
+    if answer.job is None or answer.unavailable:
         return ""
     value = answer.value
     if answer.verb in SINGLE:
@@ -33,9 +33,11 @@ def course_answer(answer: Answer) -> str:
     if not isinstance(value, list):
         return ""
     failed = [str(job) for job in value]
-    verdict = "joins failed" if answer.job in failed else "re-scored"
-    shown = listed([f'"{job}"' for job in failed], most=MAX_ITEMS)
-    return f"the course's extend_locks/4: {{:ok, [{shown}]}} · {answer.job} {verdict}"
+    ids = listed([f'"{job}"' for job in failed], most=MAX_ITEMS)
+    shown = f"the course's extend_locks/4: {{:ok, [{ids}]}}"
+    if not answer.job:
+        return shown
+    return f"{shown} · {answer.job} {'joins failed' if answer.job in failed else 're-scored'}"
 
 
 def answer_text(answer: Answer, sha_width: int = 10) -> Text:
