@@ -89,6 +89,14 @@ def measure(store: Store, count: int, lease_ms: int = 30_000, repeats: int = 3) 
     return {**per_lease, "server: script": out["server: script"], "server: native": out["server: native"]}
 
 
+def versus(batch: float | None, single: float | None) -> str:
+    """The batch's cost as a share of the singles' (``0.12× (cheaper)``); ``—`` when either is missing."""
+    if not batch or not single:
+        return "—"
+    share = batch / single
+    return f"{share:.2f}× ({'cheaper' if share < 1 else 'dearer' if share > 1 else 'the same'})"
+
+
 def main(argv: Sequence[str] = ()) -> int:
     """Print the per-lease cost table for each backend and batch size."""
     parser = argparse.ArgumentParser(prog="emq-dive bench", description=__doc__)
@@ -100,7 +108,8 @@ def main(argv: Sequence[str] = ()) -> int:
     sizes = [int(size) for size in args.sizes.split(",")]
     backends = args.backend or ["fakeredis", "server"]
     print("µs per lease, client round trip included (best of runs), then the server's own share of the batch "
-          "(INFO commandstats); lower is better")
+          "(INFO commandstats); lower is better. batch/singles cost: the batch script's cost as a share of the "
+          "single script's, called once per lease")
     for spec in backends:
         try:
             store = open_store(spec)
@@ -110,14 +119,12 @@ def main(argv: Sequence[str] = ()) -> int:
         try:
             print(f"\n{store.description}" + ("" if store.native else f"  (no native twin: {store.native_reason})"))
             header = ["leases", "batch script", "single ×N", "EMQ.EXTENDS", "EMQ.EXTEND ×N",
-                      "server: script", "server: native", "batch vs single"]
+                      "server: script", "server: native", "batch/singles cost"]
             print("  ".join(f"{h:>15}" for h in header))
             for size in sizes:
                 row = measure(store, size, repeats=args.repeats)
-                single, batch = row["single script ×N"], row["batch script"]
-                gain = single / batch if single is not None and batch else float("nan")
                 cells = [f"{size:>15}"] + [f"{'—' if v is None else f'{v:.2f}':>15}" for v in row.values()]
-                print("  ".join([*cells, f"{gain:>14.1f}×"]))
+                print("  ".join([*cells, f"{versus(row['batch script'], row['single script ×N']):>15}"]))
             from .bench_bullmq import report as bullmq_report
             bullmq_report(store, sizes, args.repeats)
         finally:

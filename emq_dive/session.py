@@ -25,6 +25,8 @@ class Frame:
     agreement: Agreement | None = None
     answer: str = ""
     """What the handle returns or raises once the run is over."""
+    run: int = 0
+    """Which run of this session, counted from 1, the agreement checked (0 while the run is not over)."""
     seq: int = 0
 
 
@@ -44,7 +46,9 @@ class Session:
         self.stepper: Stepper | None = None
         self.held: tuple[tuple[str, int], ...] = ()
         self._agreement: Agreement | None = None
+        self._checked: Step | None = None
         self._answer = ""
+        self._runs = 0
         self._early: Future[Frame] | None = None
 
     def begin_early(self) -> None:
@@ -79,7 +83,7 @@ class Session:
     def _new_stepper(self, wire: int) -> None:
         self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire)
         self.wire = wire
-        self._agreement, self._answer = None, ""
+        self._agreement, self._checked, self._answer = None, None, ""
 
     def goto(self, target: int) -> Frame:
         """Step forward or back until the stepper stands at ``target``."""
@@ -97,16 +101,20 @@ class Session:
         stepper = self.stepper
         assert stepper is not None
         step = stepper.current
-        if step.done and self._agreement is None:
+        if step.done and self._checked is not step:
+            # a step the stepper ran again is a new Step: each run to the end gets its own check
             self._agreement = stepper.verify()
             self._answer = answer_text(stepper.handle_answer()[1])
+            self._checked = step
+            self._runs += 1
         ids = [job for job, _ in self.held]
         current = min(max(step.index - 1, 0), max(len(ids) - 1, 0))
         view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step),
                                self.store)
         done = step.done
         return Frame(step=step, wire=self.wire, held=self.held, fates=self.fates, view=view,
-                     agreement=self._agreement if done else None, answer=self._answer if done else "")
+                     agreement=self._agreement if done else None, answer=self._answer if done else "",
+                     run=self._runs if done else 0)
 
     def switch(self, wire: int) -> tuple[fates.WireCompare, Frame]:
         """Compare both wires from the batch's start, then re-run the batch on ``wire`` to the same step."""

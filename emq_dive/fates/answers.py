@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import redis
 
 from ..echo_mq import jobs, keyspace, scripts
-from ..echo_mq.connector import Connector, Exchange
+from ..echo_mq.connector import Connector, Exchange, error_text
 from ..render import outcome_text, short
 from ..stores import snapshot
 from ..stores.protocol import StoreLike
@@ -37,6 +38,10 @@ class Answer:
     value: Any = None
     writes: tuple[str, ...] = ()
     unavailable: str = ""
+    job: str | None = None
+    """The fate's job when the answer came through the project's verbs ("" for none); None for a raw command."""
+    caveat: str = ""
+    """Where the store could not answer as a server would, what differs."""
 
     @property
     def sent_nothing(self) -> bool:
@@ -51,6 +56,54 @@ class Answer:
 def unavailable(reason: str, verbs: Sequence[str] = VERBS) -> tuple[Answer, ...]:
     """An answer per verb that could not run here, saying why."""
     return tuple(Answer(verb, wire_of(verb), unavailable=reason) for verb in verbs)
+
+
+_EMBEDDED_LUA = re.compile(r'^(?P<head>ERR Error running script) \(call to f_[0-9a-f]{40}\): @user_script:\?: '
+                           r'\[string "<python>"\]:(?P<line>\d+): (?P<message>.*?)(?:\nstack traceback:.*)?$', re.S)
+"""A script error as the embedded store's Lua words it: fakeredis's call name, its chunk name, its traceback."""
+
+
+@dataclass(frozen=True)
+class LuaError:
+    """A script that failed at run time: the script, the line it failed on, and Lua's message."""
+
+    script: scripts.Script
+    line: int
+    message: str
+    head: str
+
+    @property
+    def source_line(self) -> str:
+        """The failing line of the project's own script, without its ``-- @marker``."""
+        text = self.script.lines[self.line - 1] if 0 < self.line <= len(self.script.lines) else ""
+        return re.sub(r"\s*--\s*@[a-z-]+\s*$", "", text).strip()
+
+    @property
+    def reply(self) -> str:
+        """The embedded store's reply with its Lua internals cut: the class, the line and the message."""
+        return f"{self.head} {self.script.name}.lua:{self.line}: {self.message}"
+
+
+def embedded_lua_error(exchange: Exchange) -> LuaError | None:
+    """The script error in ``exchange``'s reply when the embedded store's own Lua worded it, else None."""
+    reply = exchange.reply
+    if not isinstance(reply, redis.ResponseError) or len(exchange.sent) < 2:
+        return None
+    match = _EMBEDDED_LUA.match(error_text(reply))
+    by_sha = {script.sha.encode(): script for script in (scripts.extend_locks(), scripts.extend_lock())}
+    script = by_sha.get(bytes(exchange.sent[1]))
+    if match is None or script is None:
+        return None
+    return LuaError(script, int(match["line"]), match["message"], match["head"])
+
+
+def _caveat(exchanges: Sequence[Exchange]) -> str:
+    """What the embedded store words its own way in ``exchanges``, or empty."""
+    error = next((e for e in map(embedded_lua_error, exchanges) if e is not None), None)
+    if error is None:
+        return ""
+    return (f"the script fails on line {error.line}: {error.source_line}. The embedded store's own Lua "
+            "words this error (its internals are cut here); a real server words it its own way")
 
 
 def _diff(before: dict[bytes, Any], after: dict[bytes, Any], queue: str) -> tuple[str, ...]:
@@ -73,8 +126,12 @@ def _diff(before: dict[bytes, Any], after: dict[bytes, Any], queue: str) -> tupl
 
 
 def run_verb(store: StoreLike, verb: str, call: Callable[[Connector], Any],
-             client: redis.Redis | None = None) -> Answer:
-    """Run ``call`` on a fresh connector for ``verb``'s wire; record the wire, the answer and the writes."""
+             client: redis.Redis | None = None, job: str | None = None) -> Answer:
+    """Run ``call`` on a fresh connector for ``verb``'s wire; record the wire, the answer and the writes.
+
+    ``job`` names the fate's job ("" for none) when ``call`` goes through the project's verbs, so the answer can
+    be read in the course's terms.
+    """
     wire = wire_of(verb)
     if wire == 6 and not store.native:
         return Answer(verb, wire, unavailable=f"not on this backend: {store.native_reason}")
@@ -86,7 +143,13 @@ def run_verb(store: StoreLike, verb: str, call: Callable[[Connector], Any],
     except (jobs.LeaseRefused, redis.ResponseError, ValueError, TypeError) as err:
         value = err
     after = read_state(store.client, store.queue)
-    return Answer(verb, wire, tuple(conn.log), outcome_text(value), value, _diff(before, after, store.queue))
+    exchanges = tuple(conn.log)
+    outcome = outcome_text(value)
+    lua = embedded_lua_error(exchanges[-1]) if exchanges else None
+    if lua is not None and isinstance(value, redis.ResponseError):
+        outcome = f"raises ResponseError: {lua.reply}"
+    return Answer(verb, wire, exchanges, outcome, value, _diff(before, after, store.queue), job=job,
+                  caveat=_caveat(exchanges))
 
 
 def four(store: StoreLike, single: tuple[str, Any], held: Sequence[tuple[str, Any]], lease: Any,
@@ -101,7 +164,7 @@ def four(store: StoreLike, single: tuple[str, Any], held: Sequence[tuple[str, An
             call = lambda conn: jobs.extend_lock(conn, queue, single[0], single[1], lease)  # noqa: E731
         else:
             call = lambda conn: jobs.extend_locks(conn, queue, list(held), lease)  # noqa: E731
-        answers.append(run_verb(store, verb, call, client))
+        answers.append(run_verb(store, verb, call, client, job=single[0]))
         snapshot.restore(store.client, queue, start)
     return tuple(answers)
 

@@ -20,6 +20,8 @@ from .setups import prepare, reset
 
 A, X, B = "JOBA", "JOBX", "JOBB"
 """The jobs of a fate run: X in the fate, between two live leases A and B."""
+ILL_FORMED = "JOB{7}"
+"""The ill-formed fate's id: its '{' would open a hash tag inside the row key."""
 
 
 @dataclass(frozen=True)
@@ -90,16 +92,15 @@ def _restricted(run: Setting) -> FateRun:
 
 def _empty(run: Setting) -> FateRun:
     store, queue, lease_ms = run.store, run.store.queue, run.lease_ms
-    single = run.around()[0]
-    reset(store)
     start = snapshot.take(store.client, queue)
     one_job = "the single verb always names one job"
     answers = (*unavailable(one_job, ["extend_lock"]),
-               run_verb(store, "extend_locks", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms)),
+               run_verb(store, "extend_locks", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms), job=""),
                *unavailable(one_job, ["EMQ.EXTEND"]),
-               run_verb(store, "EMQ.EXTENDS", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms)))
+               run_verb(store, "EMQ.EXTENDS", lambda conn: jobs.extend_locks(conn, queue, [], lease_ms), job=""))
     snapshot.restore(store.client, queue, start)
-    return FateRun(run.fate, (), answers, note=f"(no job; {single[0]} unused)")
+    return FateRun(run.fate, (), answers, note="no job is held: the batch verbs send the lease alone, with no "
+                   "(id, token) pair after it, and the single verbs, which always name one job, have none to name")
 
 
 def _unpaired(run: Setting) -> FateRun:
@@ -113,7 +114,7 @@ def _unpaired(run: Setting) -> FateRun:
 
 def _ill_formed(run: Setting) -> FateRun:
     held = run.around()
-    bad = ("JOB 7", 1)
+    bad = (ILL_FORMED, 1)
     answers = four(run.store, bad, [held[0], bad, held[1]], run.lease_ms)
     return FateRun(run.fate, (held[0], bad, held[1]), answers)
 
@@ -136,7 +137,8 @@ def _bad_shape(run: Setting) -> FateRun:
     single, batch = [lease, ida, str(ta)], [lease, ida, str(ta), idb, str(tb)]
     raw = raw_four(run.store, single, batch, numkeys=1)
     raw += raw_four(run.store, single, batch, first_key=keyspace.queue_key(run.store.queue, "pending"))
-    return FateRun(run.fate, tuple(held), (), raw, note="numkeys 1, then KEYS[1] = pending")
+    return FateRun(run.fate, tuple(held), (), raw, note="numkeys 1, so the scripts' KEYS[2] is nil; then KEYS[1] "
+                   "= pending, which holds none of the ids")
 
 
 NEEDS_CLUSTER = ("the hashtag decides where keys live only on a cluster: run emq-dive with --backend cluster "

@@ -1,4 +1,4 @@
-"""The help screen: every key, and what the panes show."""
+"""The help screen: every key, what the panes show, and the course's names for what the app runs."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ HELP = """\
 | ↑ / ↓, PgUp / PgDn | scroll the lesson (the mouse wheel and a click on its bar too) |
 | l | show or hide the lesson pane |
 | ctrl+p | every action in the command palette |
-| ? | this help · q quits |
+| ? / escape | open / close this help |
+| q | quit the app (here too) |
 
 # The panes
 
@@ -36,7 +37,28 @@ HELP = """\
   the shared `now`; what the step wrote is marked.
 - **wire**: the exact command, every call this step sent, the raw replies.
 
-Press escape or ? to close.
+# The course's names
+
+The course teaches the verbs in Elixir; this app runs a Python port of them.
+
+| in the course | in this app |
+|---|---|
+| `extend_locks/4` | `jobs.extend_locks` |
+| `extend_lock/5` | `jobs.extend_lock` |
+| `{{:ok, failed}}` | the returned `list[str]` of failed ids |
+| `:ok` | `None`: the single verb re-scored |
+| `{{:error, :gone}}` | raises `jobs.Gone` |
+| `{{:error, :stale}}` | raises `jobs.Stale` |
+| `{{:error, :not_active}}` | raises `jobs.NotActive` |
+| `@extend_locks2` | `echo_mq/scripts/extend_locks.lua` |
+| `@extend_lock2` | `echo_mq/scripts/extend_lock.lua` |
+| the `trafikey` handler | `native/emq_module.c`, behind `EMQ.EXTENDS` (the embedded store: `echo_mq/native.py`) |
+
+The course names one wire class, `EMQSTALE` for a stale token. `EMQGONE` and
+`EMQNOTACTIVE`, the error classes of the other two refusals, are this project's
+own choice: the course names no class for them.
+
+Press escape or ? to close this help; q quits the app.
 """
 
 
@@ -50,7 +72,10 @@ class HelpScreen(ModalScreen[None]):
         border: thick $primary; background: $surface; padding: 0 1;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "dismiss", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark", "dismiss", "close"),
+        Binding("q", "app.quit", "quit"),  # a modal screen holds the app's own bindings back
+    ]
 
     def __init__(self, pace: float) -> None:
         super().__init__()

@@ -7,8 +7,37 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
+from ..echo_mq import jobs
 from ..fates import Answer
-from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, reply_text, wire_text
+from ..fates.answers import SINGLE, embedded_lua_error
+from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_text
+
+COURSE_ERRORS = {jobs.Gone: ":gone", jobs.Stale: ":stale", jobs.NotActive: ":not_active"}
+"""The single verb's refusals as the course's ``extend_lock/5`` answers them: ``{:error, <atom>}``."""
+
+
+def course_answer(answer: Answer) -> str:
+    """What the course's verb answers where the project's verb gave ``answer``, or empty where the course is silent.
+
+    ``extend_lock/5`` answers ``:ok`` or ``{:error, :gone | :stale | :not_active}``; ``extend_locks/4`` answers
+    ``{:ok, failed}``. A raw wire command has no course verb.
+    """
+    if answer.job is None or answer.unavailable:
+        return ""
+    value = answer.value
+    if answer.verb in SINGLE:
+        if value is None:
+            return "the course's extend_lock/5: :ok · re-scored"
+        atom = next((atom for kind, atom in COURSE_ERRORS.items() if isinstance(value, kind)), None)
+        return f"the course's extend_lock/5: {{:error, {atom}}}" if atom else ""
+    if not isinstance(value, list):
+        return ""
+    failed = [str(job) for job in value]
+    ids = listed([f'"{job}"' for job in failed], most=MAX_ITEMS)
+    shown = f"the course's extend_locks/4: {{:ok, [{ids}]}}"
+    if not answer.job:
+        return shown
+    return f"{shown} · {answer.job} {'joins failed' if answer.job in failed else 're-scored'}"
 
 
 def answer_text(answer: Answer, sha_width: int = 10) -> Text:
@@ -20,6 +49,9 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         return out
     failed = answer.outcome.startswith(("raises", "refused"))
     out.append(answer.summary(MAX_ITEMS), style="bold red" if failed else "bold green")
+    course = course_answer(answer)
+    if course:
+        out.append("\n" + course, style="bold")
     if answer.sent_nothing:
         out.append("\nsent nothing: refused before the wire", style="dim")
     for exchange in answer.exchanges:
@@ -29,7 +61,9 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         else:
             sent = [a[:sha_width] + "…".encode() if len(a) == 40 and a.isalnum() else a for a in exchange.sent]
             out.append(wire_text(sent, MAX_ARGS))
-        out.append("\n  → " + reply_text(exchange.reply, MAX_ITEMS), style="red" if exchange.failed else "green")
+        lua = embedded_lua_error(exchange)
+        reply = f"(error) {lua.reply}" if lua is not None else reply_text(exchange.reply, MAX_ITEMS)
+        out.append("\n  → " + reply, style="red" if exchange.failed else "green")
     out.append("\nwrote: ", style="dim")
     if answer.writes:
         for write in answer.writes[:MAX_LINES]:
@@ -38,6 +72,8 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
             out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style="dim")
     else:
         out.append("nothing", style="dim")
+    if answer.caveat:
+        out.append("\n" + answer.caveat, style="italic")
     return out
 
 

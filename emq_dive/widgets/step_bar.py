@@ -115,8 +115,10 @@ class StepBar(Widget):
                     clock = ", the same now"
                 else:
                     clock = f", a now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
-                out.append(f"✓ the atomic run agrees: same store, same reply{clock}", style=style("step-bar--ok"))
+                out.append(f"✓ run {frame.run}: the atomic run agrees: same store, same reply{clock}",
+                           style=style("step-bar--ok"))
             else:
-                out.append("✗ the stepped and atomic runs differ: " + "; ".join(agreement.differences),
+                out.append(f"✗ run {frame.run}: the stepped and atomic runs differ: " +
+                           "; ".join(agreement.differences),
                            style=style("step-bar--bad"))
         return out

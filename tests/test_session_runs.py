@@ -1,0 +1,61 @@
+"""Every run to the end gets its own atomic check, on a clock that moves between runs."""
+
+from __future__ import annotations
+
+from emq_dive.lessons import load
+from emq_dive.session import Session
+from emq_dive.stores import open_store
+from tests.tui_support import FROZEN, SIZE, asynctest, dive, frozen_app, press, settle, shown
+
+
+class Clock:
+    """The embedded store's TIME, moved on by hand between runs."""
+
+    def __init__(self) -> None:
+        self.at = FROZEN
+
+    def __call__(self) -> float:
+        return self.at
+
+
+def test_each_run_to_the_end_gets_its_own_check():
+    clock = Clock()
+    store = open_store("fakeredis", clock=clock, run_id="0" * 40)
+    try:
+        session = Session(store, load("batches-03"))
+        with store.io():
+            first = session.open(0)
+            assert first.agreement is None and first.run == 0
+            end = session.goto(99)
+            again = session.frame()
+            clock.at += 5.717
+            session.goto(0)
+            replay = session.goto(99)
+    finally:
+        store.close()
+    assert end.agreement is not None and end.agreement.agree and end.run == 1
+    assert again.agreement is end.agreement and again.run == 1, "the same step is not checked twice"
+    assert replay.agreement is not None and replay.agreement.agree and replay.run == 2
+    assert replay.step.now == end.step.now + 5717
+    assert replay.agreement.stepped_now == replay.step.now == replay.agreement.atomic_now
+    assert end.agreement.stepped_now == end.step.now
+
+
+@asynctest
+async def test_the_agreement_line_names_the_run_it_checked_after_home_and_end():
+    clock = Clock()
+    store = open_store("fakeredis", clock=clock, queue="dive-runs", run_id="0" * 40)
+    app = frozen_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "end")
+        first = dive(app).step.now
+        assert "✓ run 1: atomic run agrees" in shown(app)
+        clock.at += 5.717
+        await press(app, pilot, "home", "end")
+        text = shown(app)
+        assert dive(app).step.now == first + 5717
+        assert f"now = {first + 5717}" in text
+        assert "✓ run 2: atomic run agrees" in text and "run 1:" not in text
+        await press(app, pilot, "left", "right")
+        assert "✓ run 3: atomic run agrees" in shown(app)
