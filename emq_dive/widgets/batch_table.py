@@ -51,6 +51,8 @@ def cells(member: Member, now: int | None) -> list[tuple[str, str]]:
         out.append((f"re-scored → {deadline(member.new_score, now)}", "ok"))
     elif member.outcome == "failed":
         out.append((f"joins failed ({member.reason})", "bad"))
+    elif member.outcome == "raised":
+        out.append((f"raises {member.raised} ({member.error_class})", "bad"))
     elif member.outcome == "live":
         out.append(("live: re-scored in the write pass", "note"))
     elif member.outcome == "error":

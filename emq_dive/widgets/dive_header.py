@@ -9,6 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..session import Frame
+from ..stepper import MODES
 
 WIRES = {4: "4 · EVALSHA", 6: "6 · EMQ.EXTENDS"}
 
@@ -21,8 +22,10 @@ class DiveHeader(Widget):
     DiveHeader > .dive-header--heading { text-style: bold; color: $text-accent; }
     DiveHeader > .dive-header--wire { text-style: bold reverse; color: $text-warning; }
     DiveHeader > .dive-header--muted { color: $text-muted; }
+    DiveHeader > .dive-header--what-if { text-style: bold reverse; color: $text-error; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"dive-header--heading", "dive-header--wire", "dive-header--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"dive-header--heading", "dive-header--wire", "dive-header--muted",
+                                             "dive-header--what-if"}
 
     heading: reactive[str] = reactive("")
     """The lesson's heading."""
@@ -40,6 +43,14 @@ class DiveHeader(Widget):
         out.append("│ wire ", style=style("dive-header--muted"))
         wire = self.frame.wire if self.frame is not None else self.wire
         out.append(f" {WIRES.get(wire, wire)} ", style=style("dive-header--wire"))
+        played = self.frame.played if self.frame is not None else None
+        if played is not None and (played.mode != "batch" or played.predicting):
+            out.append(" │ ", style=style("dive-header--muted"))
+            what_if = played.what_if
+            out.append(f" {MODES[played.mode].header} " if what_if else played.label,
+                       style=style("dive-header--what-if" if what_if else "dive-header--muted"))
+            if played.predicting:
+                out.append(f" · predicted {played.score[0]}/{played.score[1]}")
         out.append(" │ ", style=style("dive-header--muted"))
         out.append(self.backend)
         return out
