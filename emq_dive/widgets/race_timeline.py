@@ -10,7 +10,7 @@ from textual.widget import Widget
 
 from ..session import Frame
 
-MARKS = {"sends": "▶", "returns": "◀", "call": "▶", "waits": "⧗", "lands": "✦"}
+MARKS = {"sends": "▶", "returns": "◀", "call": "▶", "waits": "…", "lands": "✦"}
 """Each event kind's mark on the timeline."""
 
 
