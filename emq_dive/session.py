@@ -168,7 +168,7 @@ class Session:
     # -- the learner's moves: run mode, guard off, the reaper, predictions ------------------------------------
 
     def _mode_on(self, wire: int) -> str:
-        """The stepper mode for the run mode and guard toggle on ``wire``; a refused what-if switches the guard on."""
+        """The stepper mode for the run mode and guard on ``wire``; a what-if refused there puts the guard back."""
         try:
             return choose(self.run_mode, self.guard_off, wire)
         except ModeRefused:

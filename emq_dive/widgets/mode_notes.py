@@ -30,7 +30,35 @@ def notes(frame: Frame) -> list[tuple[str, str]]:
     return lines
 
 
-class ModeNotes(Widget):
+class Shown(Widget):
+    """A widget that appears only when it has something to say, and lays the screen out again only when what it
+    says changes (a step in plain batch mode lays nothing out)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._drawn = ""
+
+    def wanted(self) -> bool:
+        """Whether the widget shows at all, for the frame it holds."""
+        raise NotImplementedError
+
+    def text(self) -> Text:
+        """What the widget says for the frame it holds."""
+        raise NotImplementedError
+
+    def render(self) -> Text:
+        return self.text()
+
+    def redraw(self) -> None:
+        """Show or hide, and lay out again only when the drawn text changed."""
+        self.display = self.wanted()
+        drawn = self.text().plain if self.display else ""
+        if drawn != self._drawn:
+            self._drawn = drawn
+            self.refresh(layout=True)
+
+
+class ModeNotes(Shown):
     """Shown when the run mode has something to say about the step: per-call clocks, raises, a resurrection."""
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -41,13 +69,16 @@ class ModeNotes(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"mode-notes--clock", "mode-notes--bad", "mode-notes--warn"}
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True, layout=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose step is noted."""
 
-    def watch_frame(self, frame: Frame | None) -> None:
-        self.display = frame is not None and bool(notes(frame))
+    def wanted(self) -> bool:
+        return self.frame is not None and bool(notes(self.frame))
 
-    def render(self) -> Text:
+    def watch_frame(self) -> None:
+        self.redraw()
+
+    def text(self) -> Text:
         out = Text()
         for n, (line, role) in enumerate(notes(self.frame) if self.frame is not None else ()):
             out.append(("\n" if n else "") + line, style=self.get_component_rich_style(f"mode-notes--{role}"))

@@ -6,10 +6,10 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from ..session import Frame
 from ..stepper import Check
+from .mode_notes import Shown
 
 LABELS = {Check.RESCORED: "re-scored", Check.NO_ROW: "fails: no row", Check.STALE: "fails: stale token",
           Check.NOT_ACTIVE: "fails: not in active", Check.WRONGTYPE: "WRONGTYPE", Check.REFUSED: "refused"}
@@ -26,7 +26,7 @@ def question(frame: Frame) -> str:
     return f"what will the next step decide for {job}?  {keys}"
 
 
-class PredictBar(Widget):
+class PredictBar(Shown):
     """Shown while predict mode is on (p): asks before a member's step, then says right or wrong and why."""
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -37,15 +37,21 @@ class PredictBar(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"predict-bar--ask", "predict-bar--ok", "predict-bar--bad"}
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True, layout=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose guesses are judged."""
     asking: reactive[bool] = reactive(False)
     """True while the screen waits for a digit before it steps."""
 
-    def watch_frame(self, frame: Frame | None) -> None:
-        self.display = frame is not None and frame.played is not None and frame.played.predicting
+    def wanted(self) -> bool:
+        return self.frame is not None and self.frame.played is not None and self.frame.played.predicting
 
-    def render(self) -> Text:
+    def watch_frame(self) -> None:
+        self.redraw()
+
+    def watch_asking(self) -> None:
+        self.redraw()
+
+    def text(self) -> Text:
         frame = self.frame
         style = self.get_component_rich_style
         lines: list[tuple[str, str]] = []

@@ -6,15 +6,17 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from ..session import Frame
+from .mode_notes import Shown
 
 MARKS = {"sends": "▶", "returns": "◀", "call": "▶", "waits": "…", "lands": "✦"}
 """Each event kind's mark on the timeline."""
+SHOWN = 7
+"""How many of the latest events the timeline draws (its height, inside the border)."""
 
 
-class RaceTimeline(Widget):
+class RaceTimeline(Shown):
     """Shown once the learner has asked the reaper (k) in this run: one line per event, holder left, reaper right."""
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -28,21 +30,24 @@ class RaceTimeline(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"race-timeline--holder", "race-timeline--reaper"}
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True, layout=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose run's race is drawn."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.border_title = "the race · holder ▶ and reaper ✦, in the store's order"
 
-    def watch_frame(self, frame: Frame | None) -> None:
-        played = frame.played if frame is not None else None
-        self.display = played is not None and any(event.actor == "reaper" for event in played.race)
+    def wanted(self) -> bool:
+        played = self.frame.played if self.frame is not None else None
+        return played is not None and any(event.actor == "reaper" for event in played.race)
 
-    def render(self) -> Text:
+    def watch_frame(self) -> None:
+        self.redraw()
+
+    def text(self) -> Text:
         played = self.frame.played if self.frame is not None else None
         out = Text(no_wrap=True, overflow="ellipsis")
-        for event in played.race if played is not None else ():
+        for event in played.race[-SHOWN:] if played is not None else ():
             if out:
                 out.append("\n")
             role = "race-timeline--reaper" if event.actor == "reaper" else "race-timeline--holder"
