@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from . import fates, store_view
 from .lessons import Lesson
 from .render import answer_text
-from .stepper import Agreement, Step, Stepper
+from .stepper import MODES, Agreement, Check, Event, Judged, ModeRefused, Predictions, Step, Stepper, choices
+from .stepper.modes import choose
 from .stores.protocol import StoreLike
 
 
@@ -28,6 +29,31 @@ class Frame:
     run: int = 0
     """Which run of this session, counted from 1, the agreement checked (0 while the run is not over)."""
     seq: int = 0
+    played: Played | None = None
+    """The learner's own moves in this run: its mode, the reaper's race, the guesses judged."""
+
+
+@dataclass(frozen=True)
+class Played:
+    """What the learner's moves add to a frame: the run mode, the race so far, and the guesses judged."""
+
+    mode: str
+    """The stepper's mode: ``batch``, ``singles`` or ``guard-off``."""
+    label: str
+    """The header's run mode: ``batch · extend_locks`` or ``singles · extend_lock ×N``."""
+    race: tuple[Event, ...] = ()
+    predicting: bool = False
+    asks: int | None = None
+    """The member the next step decides, while predict mode waits for a guess on it."""
+    judged: tuple[Judged, ...] = ()
+    score: tuple[int, int] = (0, 0)
+    """(right, judged so far) of this run's guesses."""
+    choices: tuple[Check, ...] = ()
+
+    @property
+    def what_if(self) -> bool:
+        """True while the run steps a script the protocol does not ship (guard off)."""
+        return MODES[self.mode].what_if
 
 
 def rescored_ids(step: Step) -> frozenset[str]:
@@ -50,6 +76,12 @@ class Session:
         self._answer = ""
         self._runs = 0
         self._early: Future[Frame] | None = None
+        self.run_mode = "batch"
+        """``batch`` or ``singles``: how ``m`` sends the held list."""
+        self.guard_off = False
+        """True while ``g`` runs the batch's what-if without its ZSCORE guard (wire 4, batch only)."""
+        self.predicting = False
+        self.predictions = Predictions()
 
     def begin_early(self) -> None:
         """Promise the first frame now, before the screen exists; ``open_early`` keeps the promise from a worker."""
@@ -81,7 +113,7 @@ class Session:
         return self.goto(target)
 
     def _new_stepper(self, wire: int) -> None:
-        self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire)
+        self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire, self._mode_on(wire))
         self.wire = wire
         self._agreement, self._checked, self._answer = None, None, ""
 
@@ -112,9 +144,9 @@ class Session:
         view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step),
                                self.store)
         done = step.done
-        return Frame(step=step, wire=self.wire, held=self.held, fates=self.fates, view=view,
-                     agreement=self._agreement if done else None, answer=self._answer if done else "",
-                     run=self._runs if done else 0)
+        return self._played(Frame(step=step, wire=self.wire, held=self.held, fates=self.fates, view=view,
+                                  agreement=self._agreement if done else None, answer=self._answer if done else "",
+                                  run=self._runs if done else 0))
 
     def switch(self, wire: int) -> tuple[fates.WireCompare, Frame]:
         """Compare both wires from the batch's start, then re-run the batch on ``wire`` to the same step."""
@@ -141,6 +173,59 @@ class Session:
         changed[index] = key
         self.fates = tuple(changed)
         return self.open(0)
+
+    # -- the learner's moves: run mode, guard off, the reaper, predictions ------------------------------------
+
+    def _mode_on(self, wire: int) -> str:
+        """The stepper mode for the run mode and guard on ``wire``; a what-if refused there puts the guard back."""
+        try:
+            return choose(self.run_mode, self.guard_off, wire)
+        except ModeRefused:
+            self.guard_off = False
+            return choose(self.run_mode, False, wire)
+
+    def set_mode(self, run_mode: str, guard_off: bool) -> Frame:
+        """Re-run the batch from its start in ``run_mode`` with the guard on or off, to the same step; raises
+        ModeRefused (and changes nothing) where that mode does not run."""
+        choose(run_mode, guard_off, self.wire)
+        stepper = self.stepper
+        assert stepper is not None
+        position = stepper.position
+        stepper.home()
+        self.run_mode, self.guard_off = run_mode, guard_off
+        self._new_stepper(self.wire)
+        return self.goto(position)
+
+    def reap(self) -> tuple[Event, Frame]:
+        """Ask the reaper to reap the next member not yet checked (NothingToReap says why it cannot)."""
+        stepper = self.stepper
+        assert stepper is not None
+        return stepper.reap_next(), self.frame()
+
+    def predict(self, on: bool) -> Frame:
+        """Turn predict mode on or off; the guesses made stay with their run."""
+        self.predicting = on
+        return self.frame()
+
+    def guess(self, index: int, check: Check, target: int) -> Frame:
+        """Record the guess for member ``index`` (a guess made stands), then step to ``target``."""
+        stepper = self.stepper
+        assert stepper is not None
+        self.predictions.guess(stepper.run_id, stepper.current.members[index], check, stepper.position)
+        return self.goto(target)
+
+    def _played(self, frame: Frame) -> Frame:
+        stepper = self.stepper
+        assert stepper is not None
+        step, run = frame.step, stepper.run_id
+        asks = step.index if self.predicting and not step.done and step.index < len(step.members) else None
+        if asks is not None and self.predictions.of(run, asks) is not None:
+            asks = None
+        played = Played(mode=stepper.mode, label=MODES[self.run_mode].label(len(self.held)),
+                        race=stepper.race_events(), predicting=self.predicting, asks=asks,
+                        judged=self.predictions.judge(run, step.members),
+                        score=self.predictions.score(run, step.members), choices=choices(self.wire))
+        return replace(frame, played=played)
 
 
 def with_seq(frame: Frame, seq: int) -> Frame:

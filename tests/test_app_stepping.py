@@ -56,7 +56,7 @@ async def test_right_steps_each_member_and_the_failed_list_grows():
         assert screen.session.stepper.finished
         text = shown(app)
         assert "failed: [JOB02, JOB04]" in text
-        assert "✓ run 1: atomic run agrees" in text
+        assert "✓ run 1: the atomic run agrees" in text
         assert '["JOB02", "JOB04"]' in text
         assert "extend_locks returns ['JOB02', 'JOB04']" in text
         await press(app, pilot, "right")

@@ -34,7 +34,8 @@ def test_shipped_lesson_loads_with_its_fields() -> None:
 def test_shipped_sections_are_in_order_and_follow_their_sources() -> None:
     lesson = lessons.load("batches-03")
     assert [s.key for s in lesson.sections] == [
-        "beat-one", "beat-two", "single-vs-batch", "native", "pattern", "recap", "references",
+        "beat-one", "beat-two", "single-vs-batch", "try-singles", "try-guard-off", "try-reaper", "try-predict",
+        "native", "pattern", "recap", "references",
     ]
     assert lesson.section_for("handle").key == "beat-one"
     assert lesson.section_for("lua").key == "beat-two"

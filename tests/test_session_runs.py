@@ -50,12 +50,12 @@ async def test_the_agreement_line_names_the_run_it_checked_after_home_and_end():
         await settle(app, pilot)
         await press(app, pilot, "end")
         first = dive(app).step.now
-        assert "✓ run 1: atomic run agrees" in shown(app)
+        assert "✓ run 1: the atomic run agrees" in shown(app)
         clock.at += 5.717
         await press(app, pilot, "home", "end")
         text = shown(app)
         assert dive(app).step.now == first + 5717
         assert f"now = {first + 5717}" in text
-        assert "✓ run 2: atomic run agrees" in text and "run 1:" not in text
+        assert "✓ run 2: the atomic run agrees" in text and "run 1:" not in text
         await press(app, pilot, "left", "right")
-        assert "✓ run 3: atomic run agrees" in shown(app)
+        assert "✓ run 3: the atomic run agrees" in shown(app)

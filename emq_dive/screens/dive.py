@@ -19,9 +19,13 @@ from ..widgets.batch_table import BatchTable
 from ..widgets.code_pane import CodePane
 from ..widgets.dive_header import DiveHeader
 from ..widgets.lesson_pane import LessonPane
+from ..widgets.mode_notes import ModeNotes
+from ..widgets.predict_bar import PredictBar
+from ..widgets.race_timeline import RaceTimeline
 from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
+from .learner_moves import LearnerMoves
 from .store_moves import StoreMoves
 from .too_small import TooSmall, too_small
 
@@ -29,7 +33,7 @@ PACE = 1.2
 """Seconds between steps while playing."""
 
 
-class DiveScreen(StoreMoves):
+class DiveScreen(LearnerMoves):
     """The main screen: turns key presses into the session's store moves and shows the frames they make."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -43,6 +47,11 @@ class DiveScreen(StoreMoves):
         Binding("left_square_bracket", "section(-1)", "prev section", show=False),
         Binding("right_square_bracket", "section(1)", "next section", show=False),
         Binding("l", "lesson", "lesson", show=False),
+        Binding("m", "mode", "run mode batch⇄singles", show=False),
+        Binding("g", "guard", "guard off (what-if)", show=False),
+        Binding("k", "reap", "race a reaper", show=False),
+        Binding("p", "predict", "predict mode", show=False),
+        *(Binding(str(n), f"guess({n})", f"predict {n}", show=False) for n in range(1, 7)),
     ]
 
     AUTO_FOCUS = "#lesson"  # the arrows scroll the lesson until tab takes them to the wire or store pane
@@ -75,6 +84,9 @@ class DiveScreen(StoreMoves):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield StepBar().data_bind(DiveScreen.frame, DiveScreen.playing, DiveScreen.busy)
+                yield ModeNotes().data_bind(DiveScreen.frame)
+                yield PredictBar().data_bind(DiveScreen.frame, DiveScreen.asking)
+                yield RaceTimeline().data_bind(DiveScreen.frame)
                 yield BatchTable().data_bind(DiveScreen.frame)
                 code = CodePane().data_bind(DiveScreen.frame)
                 code.server = store.kind != "fakeredis"
@@ -196,7 +208,11 @@ class DiveScreen(StoreMoves):
         self._goto(target, self._next_seq())
 
     def action_forward(self) -> None:
-        """Run the next step against the store."""
+        """Run the next step against the store (in predict mode, ask for a guess first)."""
+        if self.frame is not None and self.frame.played is not None and self.frame.played.asks is not None \
+                and self.target == self.frame.step.index:
+            self.asking, self.playing = True, False
+            return
         if self.frame is not None and self.target < self.frame.step.count:
             self._step_to(self.target + 1)
 

@@ -20,6 +20,10 @@ HELP = """\
 | space | play or pause, one step every {pace:.1f} s |
 | w | switch the wire (4 · EVALSHA ⇄ 6 · EMQ.EXTENDS) and compare both twins |
 | f | pick a job's fate: run all four verbs on it, or give it to a member |
+| m | run mode: one batch ⇄ N single calls of extend_lock (each its own clock read and error) |
+| g | guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only |
+| k | race a reaper: it reaps the next member not yet checked; ← undoes its move |
+| p | predict mode: → asks first, 1–6 answers, the score at the end |
 | [ / ] | previous / next lesson section |
 | ↑ / ↓, PgUp / PgDn | scroll the lesson (the mouse wheel and a click on its bar too) |
 | l | show or hide the lesson pane |

@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 from ..fates import FateRun, WireCompare
 from ..heap import collector_paused
 from ..session import Frame, Session, with_seq
+from ..stepper import Check, Event, ModeRefused, NothingToReap
 
 BIG_MOVE = 64
 """Steps in one move past which the move runs with the collector paused (End on a big batch, say)."""
@@ -39,6 +40,19 @@ class StoreMoves(Screen[None]):
         """A fate's four verbs ran and the lesson batch was set up again."""
 
         run: FateRun
+        frame: Frame
+
+    @dataclass
+    class Refused(Message):
+        """A move the engine refused (a mode where it does not run, a reaper with nothing to reap): why, in words."""
+
+        reason: str
+
+    @dataclass
+    class Reaped(Message):
+        """The reaper was asked to race the holder; ``asked`` is its waiting move."""
+
+        asked: Event
         frame: Frame
 
     def __init__(self, session: Session) -> None:
@@ -90,4 +104,36 @@ class StoreMoves(Screen[None]):
     def _apply(self, index: int, key: str, seq: int) -> None:
         with self.session.store.io(), collector_paused():
             frame = self.session.apply(index, key)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    @work(thread=True, exclusive=True, group="mode", exit_on_error=False)
+    def _set_mode(self, run_mode: str, guard_off: bool, seq: int) -> None:
+        try:
+            with self.session.store.io(), collector_paused():
+                frame = self.session.set_mode(run_mode, guard_off)
+        except ModeRefused as refused:
+            self.post_message(self.Refused(str(refused)))
+            return
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    @work(thread=True, exclusive=True, group="reap", exit_on_error=False)
+    def _reap(self, seq: int) -> None:
+        try:
+            with self.session.store.io():
+                asked, frame = self.session.reap()
+        except NothingToReap as nothing:
+            self.post_message(self.Refused(str(nothing)))
+            return
+        self.post_message(self.Reaped(asked, with_seq(frame, seq)))
+
+    @work(thread=True, exclusive=True, group="predict", exit_on_error=False)
+    def _predict(self, on: bool, seq: int) -> None:
+        with self.session.store.io():
+            frame = self.session.predict(on)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
+    def _guess(self, index: int, check: Check, target: int, seq: int) -> None:
+        with self.session.store.io():
+            frame = self.session.guess(index, check, target)
         self.post_message(self.FrameReady(with_seq(frame, seq)))

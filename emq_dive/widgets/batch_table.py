@@ -34,6 +34,8 @@ def verdict(member: Member, now: int | None, width: int) -> tuple[str, str]:
         return f"re-scored → {deadline(member.new_score, now)}", "ok"
     if member.outcome == "failed":
         return f"joins failed ({member.reason})", "bad"
+    if member.outcome == "raised":
+        return f"raises {member.raised} ({member.error_class})", "bad"
     phrasings = VERDICTS.get(member.outcome)
     if phrasings is None:
         return "", ""

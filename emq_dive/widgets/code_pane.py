@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from ..echo_mq.scripts import marker_lines
 from ..session import Frame
-from ..stepper import Step
+from ..stepper import REMOVED_TEXT, WHAT_IF_MARKS, Step
 from .style import background, foreground
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -27,13 +27,20 @@ SOURCES = {
     "lua": PACKAGE / "echo_mq" / "scripts" / "extend_locks.lua",
     "native": PACKAGE / "echo_mq" / "native.py",
     "module": PACKAGE / "native" / "emq_module.c",
+    "single": PACKAGE / "echo_mq" / "scripts" / "extend_lock.lua",
+    "what-if": PACKAGE / "echo_mq" / "scripts" / "extend_locks_no_guard.lua",
 }
-LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c"}
+LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c", "single": "lua", "what-if": "lua"}
+BY_CODE = {"extend_lock.lua": "single", "extend_locks_no_guard.lua": "what-if"}
+"""The run modes' Lua files (Step.code) the pane shows instead of extend_locks.lua."""
 TITLES = {
     "handle": "beat one · the handle · emq_dive/echo_mq/jobs.py",
     "lua": "beat two · the script · emq_dive/echo_mq/scripts/extend_locks.lua",
     "native": "the native twin · emq_dive/echo_mq/native.py",
     "module": "the native module · emq_dive/native/emq_module.c",
+    "single": "singles · the single verb's script · emq_dive/echo_mq/scripts/extend_lock.lua",
+    "what-if": f"what-if · scripts/extend_locks_no_guard.lua · line {WHAT_IF_MARKS['guard-removed']}: "
+               f"{REMOVED_TEXT.split(' --')[0]!r} removed",
 }
 
 
@@ -163,7 +170,7 @@ class CodePane(Widget):
         self._rows = None
 
     def _highlight_all(self) -> None:
-        keys = ["handle", "lua", "native"] + (["module"] if self.server else [])
+        keys = ["handle", "lua", "native", "single", "what-if"] + (["module"] if self.server else [])
         first = self._key(self.step) if self.step is not None else "handle"
         self._highlight(sorted(keys, key=lambda k: k != first))
 
@@ -192,7 +199,7 @@ class CodePane(Widget):
         self._strips.clear()
 
     def _key(self, step: Step) -> str:
-        return "module" if step.source == "native" and self.server else step.source
+        return "module" if step.source == "native" and self.server else BY_CODE.get(step.code, step.source)
 
     def _subtitle(self, step: Step) -> str:
         # constant per file: a border title that changed each step would repaint every line of the pane

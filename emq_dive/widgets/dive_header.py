@@ -9,6 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..session import Frame
+from ..stepper import MODES
 from ..stores.protocol import StoreLike
 
 WIRES = {4: "4 · EVALSHA", 6: "6 · EMQ.EXTENDS"}
@@ -24,8 +25,10 @@ class DiveHeader(Widget):
     DiveHeader > .dive-header--heading { text-style: bold; color: $text-accent; }
     DiveHeader > .dive-header--wire { text-style: bold reverse; color: $text-warning; }
     DiveHeader > .dive-header--muted { color: $text-muted; }
+    DiveHeader > .dive-header--what-if { text-style: bold reverse; color: $text-error; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"dive-header--heading", "dive-header--wire", "dive-header--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"dive-header--heading", "dive-header--wire", "dive-header--muted",
+                                             "dive-header--what-if"}
 
     heading: reactive[str] = reactive("")
     """The lesson's heading."""
@@ -44,14 +47,24 @@ class DiveHeader(Widget):
         backend = self.store.description if self.store is not None else self.backend
         wire = self.frame.wire if self.frame is not None else self.wire
         wire_text = f" {WIRES.get(wire, wire)} "
+        played = self.frame.played if self.frame is not None else None
+        mode = ""
+        if played is not None and (played.mode != "batch" or played.predicting):
+            mode = f" {MODES[played.mode].header} " if played.what_if else played.label
+            if played.predicting:
+                mode += f" · predicted {played.score[0]}/{played.score[1]}"
         # the heading gives way first, so a narrow header still names the store (its name comes first)
-        rest = len("│ wire ") + len(wire_text) + len(" │ ") + min(len(backend), len(backend.split(" · ")[0]) + 2)
+        rest = (len("│ wire ") + len(wire_text) + (len(" │ ") + len(mode) if mode else 0) + len(" │ ")
+                + min(len(backend), len(backend.split(" · ")[0]) + 2))
         room = max(MIN_HEADING, (self.size.width or 120) - rest - 2)
         heading = self.heading if len(self.heading) <= room else self.heading[: room - 1].rstrip() + "…"
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f" {heading} ", style=style("dive-header--heading"))
         out.append("│ wire ", style=style("dive-header--muted"))
         out.append(wire_text, style=style("dive-header--wire"))
+        if played is not None and mode:
+            out.append(" │ ", style=style("dive-header--muted"))
+            out.append(mode, style=style("dive-header--what-if" if played.what_if else "dive-header--muted"))
         out.append(" │ ", style=style("dive-header--muted"))
         out.append(backend)
         return out

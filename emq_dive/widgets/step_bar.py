@@ -95,7 +95,8 @@ class StepBar(Widget):
                        style=style("step-bar--muted"))
         else:
             out.append(f"now = {step.now}", style=style("step-bar--title"))
-            out.append(f" · read once; every re-score is now+{step.lease_ms}", style=style("step-bar--muted"))
+            once = "this call's own read; its re-score is" if step.mode == "singles" else "read once; every re-score is"
+            out.append(f" · {once} now+{step.lease_ms}", style=style("step-bar--muted"))
         out.append("\n")
         out.append(failed_text(frame))
         if step.error is not None:
