@@ -15,6 +15,7 @@ from textual.worker import Worker, WorkerState
 from ..fates import BY_KEY
 from ..session import Frame, Session, with_seq
 from ..stepper import Step
+from ..text_modes.transcript import Recorder
 from ..widgets.batch_table import BatchTable
 from ..widgets.code_pane import CodePane
 from ..widgets.dive_header import DiveHeader
@@ -22,6 +23,7 @@ from ..widgets.lesson_pane import LessonPane
 from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
+from . import dive_tools as tools
 from .store_moves import StoreMoves
 
 PACE = 1.2
@@ -42,6 +44,9 @@ class DiveScreen(StoreMoves):
         Binding("left_square_bracket", "section(-1)", "prev section", show=False),
         Binding("right_square_bracket", "section(1)", "next section", show=False),
         Binding("l", "lesson", "lesson", show=False),
+        Binding("e", "sandbox", "edit the batch", show=False),
+        Binding("c", "cost", "cost, measured", show=False),
+        Binding("x", "transcript", "write transcript", show=False),
     ]
 
     # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it
@@ -62,6 +67,8 @@ class DiveScreen(StoreMoves):
         self.start_step = start_step
         self.target = start_step
         self._timer: Timer | None = None
+        self.recorder = Recorder(session.lesson.heading, session.store.description)
+        """What the screen showed, in order, for the transcript ``x`` writes."""
 
     def compose(self) -> ComposeResult:
         store, lesson = self.session.store, self.session.lesson
@@ -131,6 +138,7 @@ class DiveScreen(StoreMoves):
         if frame.seq == self.seq:
             self.target = frame.step.index
             self.busy = ""
+        self.recorder.frame(frame)
         self.frame = frame
         if frame.step.done:
             self.playing = False
@@ -139,6 +147,7 @@ class DiveScreen(StoreMoves):
         self._show(message.frame)
 
     def on_store_moves_compared(self, message: StoreMoves.Compared) -> None:
+        self.recorder.compared(message.compared)
         self._show(message.frame)
         from .compare import (
             CompareView,  # the modal screens load on first use, not before the first frame
@@ -147,6 +156,7 @@ class DiveScreen(StoreMoves):
         self.app.push_screen(CompareView(message.compared, message.frame.fates, message.frame.wire))
 
     def on_store_moves_fate_ran(self, message: StoreMoves.FateRan) -> None:
+        self.recorder.fate_ran(message.run)
         self._show(message.frame)
         run = message.run
         members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates, strict=True)]
@@ -260,3 +270,16 @@ class DiveScreen(StoreMoves):
 
         self.app.push_screen(HelpScreen(PACE))
 
+    def action_sandbox(self) -> None:
+        """Edit the batch in the sandbox; running it restarts the dive from step 0 with the new batch."""
+        if self._ready():
+            tools.open_sandbox(self)
+
+    def action_cost(self) -> None:
+        """Measure what one lease costs on this store: one batch, N singles, natively."""
+        if self._ready():
+            tools.open_cost(self)
+
+    def action_transcript(self) -> None:
+        """Write the run so far as Markdown to the working directory and say where it went."""
+        tools.write_transcript(self)

@@ -20,6 +20,9 @@ HELP = """\
 | space | play or pause, one step every {pace:.1f} s |
 | w | switch the wire (4 · EVALSHA ⇄ 6 · EMQ.EXTENDS) and compare both twins |
 | f | pick a job's fate: run all four verbs on it, or give it to a member |
+| e | the sandbox: edit the batch (members, fates, tokens, lease_ms, order), run it, save it as a lesson |
+| c | measure what one lease costs here: one batch, N singles, natively, for 1, 100 and 1,000 leases |
+| x | write the transcript of the run so far (Markdown) to the working directory |
 | [ / ] | previous / next lesson section |
 | ↑ / ↓, PgUp / PgDn | scroll the lesson (the mouse wheel and a click on its bar too) |
 | l | show or hide the lesson pane |
