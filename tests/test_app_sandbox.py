@@ -14,9 +14,10 @@ from emq_dive import lessons
 from emq_dive.app import make_app
 from emq_dive.screens.cost import CostView
 from emq_dive.screens.help import HELP
-from emq_dive.screens.sandbox import SandboxEditor
+from emq_dive.screens.sandbox import SandboxEditor, current_batch
+from emq_dive.session import Session
 from emq_dive.text_modes.transcript import default_name
-from tests.tui_support import SIZE, THEME, asynctest, dive, frozen_app, frozen_store, press, settle, shown
+from tests.tui_support import SIZE, THEME, asynctest, dive, frozen_app, frozen_store, lesson, press, settle, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,6 +90,22 @@ async def test_an_edited_batch_runs_from_step_0_on_the_live_store():
         by_id = {m.id: m.reason for m in step.members}
         assert by_id["JOB01"] == "stale" and by_id["ghost-1"] == "gone" and by_id["JOB03"] == "live"
         assert {"JOB01", "ghost-1"} <= set(step.failed)
+
+
+def test_an_edited_batch_sets_up_on_each_backend(any_store):
+    session = Session(any_store, lesson(), wire=6 if any_store.native else 4)
+    with any_store.io():
+        session.open(2)
+        batch = current_batch(session.lesson, session.held, session.fates)
+        batch = batch.add("extra-1", "gone", 1).with_token(0, "41").with_lease("25000").move(3, 0)
+        frame = session.restart(batch)
+        assert frame.step.index == 0 and [job for job, _ in frame.held] == ["JOB03", "JOB01", "extra-1", "JOB02",
+                                                                           "JOB04"]
+        frame = session.goto(frame.step.count)
+    reasons = {m.id: m.reason for m in frame.step.members}
+    assert reasons == {"JOB03": "live", "JOB01": "stale", "extra-1": "gone", "JOB02": "stale",
+                       "JOB04": "not-active"}
+    assert frame.agreement is not None and frame.agreement.agree
 
 
 @asynctest
