@@ -12,11 +12,15 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import ProgressBar, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from .. import cost
 from ..stores.protocol import StoreLike
 from ..widgets.cost_chart import CostChart
+
+
+class _Closed(Exception):
+    """The view closed while it measured."""
 
 
 class CostView(ModalScreen[None]):
@@ -77,12 +81,19 @@ class CostView(ModalScreen[None]):
     def _measure(self) -> None:
         store = self.store
 
+        worker = get_current_worker()
+
         def told(done: int, total: int, what: str) -> None:
+            if worker.is_cancelled:
+                raise _Closed
             self.post_message(self.Progressed(done, total, what))
 
-        with store.io():
-            costs = cost.measure(store, self.sizes, self.lease_ms, store.description, store.native_reason,
-                                 progress=told)
+        try:
+            with store.io():
+                costs = cost.measure(store, self.sizes, self.lease_ms, store.description, store.native_reason,
+                                     progress=told)
+        except _Closed:
+            return  # the view closed mid-measure: the scratch queue is gone and the store free for the dive
         self.post_message(self.Measured(costs))
 
     def on_cost_view_progressed(self, message: Progressed) -> None:

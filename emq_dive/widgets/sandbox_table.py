@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from ..fate_table import BY_KEY
-from ..sandbox import SandboxBatch
+from ..sandbox import SandboxBatch, SandboxMember
+
+
+def cells(number: int, member: SandboxMember) -> tuple[str, ...]:
+    """One member's row: its place (from 1), id, fate, the fate's title and the token it is sent with."""
+    return (str(number), member.id, member.fate, BY_KEY[member.fate].title,
+            "claimed" if member.token is None else str(member.token))
 
 
 class SandboxTable(DataTable[str]):
@@ -17,13 +24,19 @@ class SandboxTable(DataTable[str]):
 
     def on_mount(self) -> None:
         self.add_columns("#", "id", "fate", "what it is", "token sent")
-        self.show(self.edited)
+        self.add_rows(cells(n, m) for n, m in enumerate(self.edited.members, start=1))
 
     def show(self, batch: SandboxBatch, row: int | None = None) -> None:
-        """Draw ``batch`` and put the cursor on ``row`` (where it was when None)."""
+        """Draw ``batch`` and put the cursor on ``row`` (where it was when None); same-size edits redraw only the
+        rows they changed, so a big batch stays quick to edit."""
         keep = self.cursor_row if row is None else row
-        self.edited = batch
-        self.clear()
-        self.add_rows((str(n), m.id, m.fate, BY_KEY[m.fate].title, "claimed" if m.token is None else str(m.token))
-                      for n, m in enumerate(batch.members, start=1))
+        before, self.edited = self.edited, batch
+        if self.row_count and self.row_count == len(batch.members):
+            for index, (old, new) in enumerate(zip(before.members, batch.members, strict=True)):
+                if old != new:
+                    for column, value in enumerate(cells(index + 1, new)):
+                        self.update_cell_at(Coordinate(index, column), value)
+        else:
+            self.clear()
+            self.add_rows(cells(n, m) for n, m in enumerate(batch.members, start=1))
         self.move_cursor(row=max(0, min(keep, len(batch.members) - 1)))
