@@ -96,6 +96,12 @@ class DiveApp(App[None]):
         yield SystemCommand("Next lesson section", "Browse the lesson (])", lambda: dive.action_section(1))
         yield SystemCommand("Previous lesson section", "Browse the lesson ([)", lambda: dive.action_section(-1))
         yield SystemCommand("Show / hide the lesson", "Toggle the lesson pane (l)", dive.action_lesson)
+        yield SystemCommand("Edit the batch", "The sandbox: members, fates, tokens, lease; save as a lesson (e)",
+                            dive.action_sandbox)
+        yield SystemCommand("Measure the cost", "One lease as a batch, as N singles, natively, on this store (c)",
+                            dive.action_cost)
+        yield SystemCommand("Write the transcript", "The run so far as Markdown in the working directory (x)",
+                            dive.action_transcript)
         yield SystemCommand("Help", "The keys and the panes (?)", dive.action_help)
 
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
-from . import fates, store_view
-from .lessons import Lesson
+from . import fates, sandbox, store_view
+from .lessons import Lesson, LessonMember
 from .render import answer_text
 from .stepper import MODES, Agreement, Check, Event, Judged, ModeRefused, Predictions, Step, Stepper, choices
 from .stepper.modes import choose
@@ -107,10 +107,25 @@ class Session:
 
     def open(self, target: int = 0) -> Frame:
         """Set the batch up afresh from its fates and step it to ``target``."""
-        batch = fates.build_batch(self.store, self.fates, self.lesson.lease_ms, self.lesson.claim_lease_ms)
-        self.held = batch.held
+        self.held = self._set_up()
         self._new_stepper(self.wire)
         return self.goto(target)
+
+    def _set_up(self) -> tuple[tuple[str, int], ...]:
+        """Put the batch in place: with the ids and tokens the lesson names, else the course's ids and claims."""
+        lesson = self.lesson
+        if lesson.members and len(lesson.members) == len(self.fates):
+            members = tuple(sandbox.SandboxMember(m.id, fate, m.token)
+                            for m, fate in zip(lesson.members, self.fates, strict=True))
+            return sandbox.setup(self.store, sandbox.SandboxBatch(members, lesson.lease_ms), lesson.claim_lease_ms)
+        return fates.build_batch(self.store, self.fates, lesson.lease_ms, lesson.claim_lease_ms).held
+
+    def restart(self, batch: sandbox.SandboxBatch) -> Frame:
+        """Run the edited ``batch`` (its ids, fates, tokens and lease) on the live store from step 0."""
+        members = tuple(LessonMember(m.id, m.fate, m.token) for m in batch.members)
+        self.lesson = replace(self.lesson, lease_ms=batch.lease_ms, batch=batch.fates, members=members)
+        self.fates = batch.fates
+        return self.open(0)
 
     def _new_stepper(self, wire: int) -> None:
         self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire, self._mode_on(wire))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.timer import Timer
@@ -15,6 +15,7 @@ from textual.worker import Worker, WorkerState
 from ..fates import BY_KEY
 from ..session import Frame, Session, with_seq
 from ..stepper import Step
+from ..text_modes.transcript import Recorder
 from ..widgets.batch_table import BatchTable
 from ..widgets.code_pane import CodePane
 from ..widgets.dive_header import DiveHeader
@@ -25,6 +26,8 @@ from ..widgets.race_timeline import RaceTimeline
 from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.wire_pane import WirePane
+from . import dive_tools as tools
+from .dive_keys import KEYS
 from .learner_moves import LearnerMoves
 from .store_moves import StoreMoves
 from .too_small import TooSmall, too_small
@@ -36,23 +39,7 @@ PACE = 1.2
 class DiveScreen(LearnerMoves):
     """The main screen: turns key presses into the session's store moves and shows the frames they make."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "forward", "step", key_display="→", priority=True),
-        Binding("left", "back", "back", key_display="←", priority=True),
-        Binding("home", "home", "home", show=False, priority=True),
-        Binding("end", "end", "end", show=False, priority=True),
-        Binding("space", "play", "play/pause", priority=True),
-        Binding("w", "wire", "wire 4⇄6"),
-        Binding("f", "fates", "fates"),
-        Binding("left_square_bracket", "section(-1)", "prev section", show=False),
-        Binding("right_square_bracket", "section(1)", "next section", show=False),
-        Binding("l", "lesson", "lesson", show=False),
-        Binding("m", "mode", "run mode batch⇄singles", show=False),
-        Binding("g", "guard", "guard off (what-if)", show=False),
-        Binding("k", "reap", "race a reaper", show=False),
-        Binding("p", "predict", "predict mode", show=False),
-        *(Binding(str(n), f"guess({n})", f"predict {n}", show=False) for n in range(1, 7)),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = KEYS
 
     AUTO_FOCUS = "#lesson"  # the arrows scroll the lesson until tab takes them to the wire or store pane
 
@@ -74,6 +61,8 @@ class DiveScreen(LearnerMoves):
         self.start_step = start_step
         self.target = start_step
         self._timer: Timer | None = None
+        self.recorder = Recorder(session.lesson.heading, session.store.description)
+        """What the screen showed, in order, for the transcript ``x`` writes."""
 
     def compose(self) -> ComposeResult:
         store, lesson = self.session.store, self.session.lesson
@@ -153,6 +142,7 @@ class DiveScreen(LearnerMoves):
         if frame.seq == self.seq:
             self.target = frame.step.index
             self.busy = ""
+        self.recorder.frame(frame)
         self.frame = frame
         if frame.step.done:
             self.playing = False
@@ -161,6 +151,7 @@ class DiveScreen(LearnerMoves):
         self._show(message.frame)
 
     def on_store_moves_compared(self, message: StoreMoves.Compared) -> None:
+        self.recorder.compared(message.compared)
         self._show(message.frame)
         from .compare import (
             CompareView,  # the modal screens load on first use, not before the first frame
@@ -169,6 +160,7 @@ class DiveScreen(LearnerMoves):
         self.app.push_screen(CompareView(message.compared, message.frame.fates, message.frame.wire))
 
     def on_store_moves_fate_ran(self, message: StoreMoves.FateRan) -> None:
+        self.recorder.fate_ran(message.run)
         self._show(message.frame)
         run = message.run
         members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates, strict=True)]
@@ -286,3 +278,16 @@ class DiveScreen(LearnerMoves):
 
         self.app.push_screen(HelpScreen(PACE))
 
+    def action_sandbox(self) -> None:
+        """Edit the batch in the sandbox; running it restarts the dive from step 0 with the new batch."""
+        if self._ready():
+            tools.open_sandbox(self)
+
+    def action_cost(self) -> None:
+        """Measure what one lease costs on this store: one batch, N singles, natively."""
+        if self._ready():
+            tools.open_cost(self)
+
+    def action_transcript(self) -> None:
+        """Write the run so far as Markdown to the working directory and say where it went."""
+        tools.write_transcript(self)

@@ -24,6 +24,9 @@ HELP = """\
 | g | guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only |
 | k | race a reaper: it reaps the next member not yet checked; ← undoes its move |
 | p | predict mode: → asks first, 1–6 answers, the score at the end |
+| e | the sandbox: edit the batch (members, fates, tokens, lease_ms, order), run it, save it as a lesson |
+| c | measure what one lease costs here: one batch, N singles, natively, for 1, 100 and 1,000 leases |
+| x | write the transcript of the run so far (Markdown) to the working directory |
 | [ / ] | previous / next lesson section |
 | ↑ / ↓, PgUp / PgDn | scroll the lesson (the mouse wheel and a click on its bar too) |
 | l | show or hide the lesson pane |

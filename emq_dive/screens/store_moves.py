@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 
 from ..fates import FateRun, WireCompare
 from ..heap import collector_paused
+from ..sandbox import SandboxBatch
 from ..session import Frame, Session, with_seq
 from ..stepper import Check, Event, ModeRefused, NothingToReap
 
@@ -136,4 +137,10 @@ class StoreMoves(Screen[None]):
     def _guess(self, index: int, check: Check, target: int, seq: int) -> None:
         with self.session.store.io():
             frame = self.session.guess(index, check, target)
+        self.post_message(self.FrameReady(with_seq(frame, seq)))
+
+    @work(thread=True, exclusive=True, group="store", exit_on_error=False)
+    def _restart(self, batch: SandboxBatch, seq: int) -> None:
+        with self.session.store.io(), collector_paused():
+            frame = self.session.restart(batch)
         self.post_message(self.FrameReady(with_seq(frame, seq)))
