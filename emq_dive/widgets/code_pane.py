@@ -31,10 +31,11 @@ TITLES = {
 class CodePane(Widget):
     """Shows the source that ran the current step, a window kept around the highlighted line.
 
-    A line too long for the pane wraps onto indented rows with no number, so the line a step ran is always
-    whole on screen. Each row is drawn once per (file, line, part, role, width) and cached as a Strip, so a
-    step that moves the highlight only re-draws the rows whose role changed. Pygments runs in a worker thread
-    after the first step is on screen; until it is done, the pane shows the same lines uncoloured.
+    A line too long for the pane wraps onto indented rows with no number, so the line a step ran is whole on
+    screen whenever the pane has rows enough for it. Each row is drawn once per (file, line, part, role, width)
+    and cached as a Strip, so a step that moves the highlight only re-draws the rows whose role changed.
+    Pygments runs in a worker thread after the first step is on screen; until it is done, the pane shows the
+    same lines uncoloured.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
