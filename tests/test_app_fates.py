@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from emq_dive import fates
 from emq_dive.fates import FATES
+from emq_dive.fates.availability import NEEDS_CLUSTER, NOT_OWNED
 from emq_dive.screens.fate_picker import FatePicker
 from emq_dive.screens.fate_view import FateView
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
@@ -22,12 +24,46 @@ async def test_the_picker_lists_every_fate_with_the_lessons_words():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await press(app, pilot, "f")
-        text = shown(app)
+        marks = picker_marks(app)  # the list scrolls: read every option, not only those on screen
         for fate in FATES:
-            assert fate.key in text and fate.title in text
-        assert app.session.lesson.fates["gone"].split()[0] in text
+            assert fate.key in marks[fate.key] and fate.title in marks[fate.key]
+        assert app.session.lesson.fates["gone"].split()[0] in marks["gone"]
         await press(app, pilot, "escape")
         assert app.screen is dive(app)
+
+
+def picker_marks(app) -> dict[str, str]:
+    """Each fate the open picker lists, and its option's text."""
+    from textual.widgets import OptionList
+
+    options = app.screen.query_one(OptionList)
+    return {option.id: str(option.prompt) for option in options.options}
+
+
+@asynctest
+async def test_the_picker_marks_each_fate_this_store_cannot_run_with_the_reason():
+    store = frozen_store()
+    app = frozen_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "f")
+        marks = picker_marks(app)
+        unavailable = {key: text for key, text in marks.items() if "(unavailable here:" in text}
+        assert set(unavailable) == {"restricted", "no-hashtag"}
+        assert f"(unavailable here: {store.acl_reason})" in unavailable["restricted"]
+        assert f"(unavailable here: {NEEDS_CLUSTER})" in unavailable["no-hashtag"]
+        await press(app, pilot, "escape")
+        store.acl = True  # a server with ACLs the app did not start: still no users created on it
+        await press(app, pilot, "f")
+        assert f"(unavailable here: {NOT_OWNED})" in picker_marks(app)["restricted"]
+
+
+def test_a_fate_the_picker_marks_runs_no_verb_and_says_the_same_reason():
+    store = frozen_store()
+    for key, reason in (("restricted", store.acl_reason), ("no-hashtag", NEEDS_CLUSTER)):
+        run = fates.run_fate(store, key)
+        assert run.held == () and {answer.unavailable for answer in run.answers} == {reason}
+    store.close()
 
 
 @asynctest

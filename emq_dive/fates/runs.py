@@ -16,6 +16,7 @@ from ..stores import snapshot
 from ..stores.cluster import ClusterStore, Untagged, refusing_node
 from ..stores.protocol import StoreLike
 from .answers import SINGLE, VERBS, Answer, four, raw_four, run_verb, unavailable
+from .availability import unavailable_reason
 from .setups import prepare, reset
 
 A, X, B = "JOBA", "JOBX", "JOBB"
@@ -81,10 +82,6 @@ def _restricted_client(store: StoreLike) -> redis.Redis:
 
 def _restricted(run: Setting) -> FateRun:
     store = run.store
-    if not store.acl:
-        return FateRun(run.fate, (), unavailable(store.acl_reason))
-    if not store.owned:
-        return FateRun(run.fate, (), unavailable("the app creates ACL users only on a server it started"))
     held = run.around()
     answers = four(store, held[0], held, run.lease_ms, client=_restricted_client(store))
     return FateRun(run.fate, tuple(held), answers, note="sent as a user with %R~ on the job rows")
@@ -141,16 +138,13 @@ def _bad_shape(run: Setting) -> FateRun:
                    "= pending, which holds none of the ids")
 
 
-NEEDS_CLUSTER = ("the hashtag decides where keys live only on a cluster: run emq-dive with --backend cluster "
-                 "to send this call to one")
 WHY_ONE_TAG = ("a cluster runs a call only when every key it declares hashes to one slot, so the protocol builds "
                "every key of a queue (active, the base, each row derived from it) under one {q} tag")
 
 
 def _no_hashtag(run: Setting) -> FateRun:
     store = run.store
-    if not isinstance(store, ClusterStore):
-        return FateRun(run.fate, (), unavailable(NEEDS_CLUSTER))
+    assert isinstance(store, ClusterStore), "run_fate runs no-hashtag only on a cluster"
     held = run.around()
     queue, lease_ms, single = store.queue, run.lease_ms, held[0]
     batch_keys = [keyspace.queue_key(queue, "active"), keyspace.queue_key(queue, "")]
@@ -186,4 +180,7 @@ def run_fate(store: StoreLike, key: str, lease_ms: int = 30_000, claim_lease_ms:
     """Set up ``key`` in a fresh queue state and run all four verbs on it, each from the same start."""
     setting = Setting(store, fate(key), lease_ms, claim_lease_ms)
     reset(store)
+    reason = unavailable_reason(store, setting.fate)
+    if reason:
+        return FateRun(setting.fate, (), unavailable(reason))
     return RUNNERS[key](setting)

@@ -252,7 +252,7 @@ class DiveScreen(LearnerMoves):
         store = self.session.store
         from .fate_picker import FatePicker
 
-        picker = FatePicker(self.session.lesson.fates, store.acl, store.acl_reason)
+        picker = FatePicker(self.session.lesson.fates, store)
         self.app.push_screen(picker, self._picked)
 
     def _picked(self, key: str | None) -> None:

@@ -1,4 +1,4 @@
-"""The fate picker: every fate of the engine's table, described in the lesson's words."""
+"""The fate picker: every fate of the engine's table, described in the lesson's words, marked where it cannot run."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..fates import FATES, Fate
+from ..fates.availability import unavailable_reason
+from ..stores.protocol import StoreLike
 
 
 class FatePicker(ModalScreen[str | None]):
-    """Lists FATES; choosing one dismisses with its key."""
+    """Lists FATES, each that cannot run on ``store`` with the reason; choosing one dismisses with its key."""
 
     DEFAULT_CSS: ClassVar[str] = """
     FatePicker { align: center middle; }
@@ -30,11 +32,10 @@ class FatePicker(ModalScreen[str | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f", "dismiss(None)", "close")]
 
-    def __init__(self, descriptions: Mapping[str, str], acl: bool, acl_reason: str) -> None:
+    def __init__(self, descriptions: Mapping[str, str], store: StoreLike) -> None:
         super().__init__()
         self.descriptions = descriptions
-        self.acl = acl
-        self.acl_reason = acl_reason
+        self.store = store
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -47,8 +48,9 @@ class FatePicker(ModalScreen[str | None]):
         text.append(f"{fate.key:<11}", style="bold")
         text.append(f"{fate.title}", style="italic")
         text.append(" · a member fate" if fate.member else " · a whole-call fate", style="dim")
-        if fate.needs_acl and not self.acl:
-            text.append(f" (unavailable here: {self.acl_reason})", style="dim")
+        reason = unavailable_reason(self.store, fate)
+        if reason:
+            text.append(f" (unavailable here: {reason})", style="dim")
         text.append(f"\n  {self.descriptions.get(fate.key, '')}")
         return Option(text, id=fate.key)
 

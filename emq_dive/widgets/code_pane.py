@@ -2,37 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import ClassVar
 
-from rich.text import Span, Text
+from rich.text import Text
 from textual import work
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 
-from ..echo_mq.scripts import marker_lines
 from ..session import Frame
 from ..stepper import REMOVED_TEXT, WHAT_IF_MARKS, Step
-from .style import background, foreground
+from .code_source import SOURCES, Source, breaks, first_rows, hang, layout, module_line, plain_source, source
+from .style import background
 
-PACKAGE = Path(__file__).resolve().parent.parent
-SOURCES = {
-    "handle": PACKAGE / "echo_mq" / "jobs.py",
-    "lua": PACKAGE / "echo_mq" / "scripts" / "extend_locks.lua",
-    "native": PACKAGE / "echo_mq" / "native.py",
-    "module": PACKAGE / "native" / "emq_module.c",
-    "single": PACKAGE / "echo_mq" / "scripts" / "extend_lock.lua",
-    "what-if": PACKAGE / "echo_mq" / "scripts" / "extend_locks_no_guard.lua",
-}
-LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c", "single": "lua", "what-if": "lua"}
+__all__ = ["SOURCES", "TITLES", "CodePane", "module_line", "plain_source", "source"]
+
 BY_CODE = {"extend_lock.lua": "single", "extend_locks_no_guard.lua": "what-if"}
 """The run modes' Lua files (Step.code) the pane shows instead of extend_locks.lua."""
+
 TITLES = {
     "handle": "beat one · the handle · emq_dive/echo_mq/jobs.py",
     "lua": "beat two · the script · emq_dive/echo_mq/scripts/extend_locks.lua",
@@ -44,53 +34,14 @@ TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Source:
-    """One source file, its highlighted lines and its markers."""
-
-    key: str
-    lines: tuple[Text, ...]
-    markers: dict[str, int]
-
-
-@cache
-def plain_source(key: str) -> Source:
-    """One of the project's source files as plain lines, read once: what the pane shows until it is highlighted."""
-    code = SOURCES[key].read_text("utf-8")
-    return Source(key, tuple(Text(line) for line in code.splitlines()), marker_lines(code))
-
-
-@cache
-def source(key: str) -> Source:
-    """Read and highlight one of the project's source files once (pygments: call it off the UI thread)."""
-    from rich.syntax import Syntax
-
-    code = SOURCES[key].read_text("utf-8")
-    highlighted = Syntax(code, LEXERS[key], theme="monokai").highlight(code)
-    highlighted.style = ""
-    highlighted.spans = [Span(span.start, span.end, foreground(span.style)) for span in highlighted.spans]
-    lines = tuple(highlighted.split("\n", allow_blank=True))
-    return Source(key, lines[: len(code.splitlines())], marker_lines(code))
-
-
-@cache
-def _marker_at(key: str) -> dict[int, str]:
-    """Each marked line of a source file, and its marker's name."""
-    return {line: name for name, line in plain_source(key).markers.items()}
-
-
-def module_line(native_line: int | None) -> int | None:
-    """The C module's line that carries the same marker as ``native_line`` of native.py."""
-    name = _marker_at("native").get(native_line) if native_line is not None else None
-    return plain_source("module").markers.get(name) if name else None
-
-
 class CodePane(Widget):
     """Shows the source that ran the current step, a window kept around the highlighted line.
 
-    Each line is drawn once per (file, line, role, width) and cached as a Strip, so a step that moves the
-    highlight only re-draws the lines whose role changed. Pygments runs in a worker thread after the first
-    step is on screen; until it is done, the pane shows the same lines uncoloured.
+    A line too long for the pane wraps onto indented rows with no number, so the line a step ran is whole on
+    screen whenever the pane has rows enough for it. Each row is drawn once per (file, line, part, role, width)
+    and cached as a Strip, so a step that moves the highlight only re-draws the rows whose role changed.
+    Pygments runs in a worker thread after the first step is on screen; until it is done, the pane shows the
+    same lines uncoloured.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -116,11 +67,13 @@ class CodePane(Widget):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._strips: dict[tuple[str, bool, int, str, int], Strip] = {}
+        self._strips: dict[tuple[str, bool, int, int, str, int], Strip] = {}
         self._coloured: set[str] = set()
         self._highlighting = False
         self._highlighted = False
-        self._rows: list[tuple[str, bool, int, str]] | None = None
+        self._rows: list[tuple[str, bool, int, int, str]] | None = None
+        self._rows_at = Size(0, 0)
+        """The content size ``_rows`` was wrapped for: rows of another width are redrawn from scratch."""
         self._titles: tuple[str, str] | None = None
 
     @property
@@ -148,17 +101,18 @@ class CodePane(Widget):
             self._highlighting = True
             self.call_after_refresh(self._highlight_all)
 
-    def _row_keys(self, step: Step) -> list[tuple[str, bool, int, str]]:
-        """What each line of the pane shows: file, coloured or not, line number and role."""
-        src, focus, ran, numbers = self._window(step)
+    def _row_keys(self, step: Step) -> list[tuple[str, bool, int, int, str]]:
+        """What each row of the pane shows: file, coloured or not, line number, part of the line and role."""
+        src, rows = self._window(step)
         coloured = src.key in self._coloured
-        return [(src.key, coloured, n, "focus" if n == focus else "ran" if n in ran else "") for n in numbers]
+        return [(src.key, coloured, n, part, role) for n, part, role in rows]
 
     def _repaint_rows(self, step: Step) -> None:
-        """Repaint only the lines whose file, number or role changed since the last step."""
-        rows = self._row_keys(step)
+        """Repaint only the rows whose file, line, part or role changed since the last step."""
+        rows, size = self._row_keys(step), self.content_size
         old, self._rows = self._rows, rows
-        if old is None or len(old) != len(rows):
+        old_size, self._rows_at = self._rows_at, size
+        if old is None or old_size != size or len(old) != len(rows):
             self.refresh()
             return
         width = self.size.width
@@ -213,57 +167,66 @@ class CodePane(Widget):
             return module_line(step.focus), {n for n in mapped if n}
         return step.focus, set(step.lines)
 
-    def _window(self, step: Step) -> tuple[Source, int | None, set[int], range]:
-        """The source, its focus and ran lines, and the line numbers shown."""
+    def _code_width(self, src: Source) -> int:
+        """The cells a row has for code, right of the gutter."""
+        return max(1, self.content_size.width - len(str(len(src.lines))) - 2)
+
+    def _window(self, step: Step) -> tuple[Source, list[tuple[int, int, str]]]:
+        """The source and the rows shown, each as (line number, part, role), the focus line whole among them."""
         src = self._source(self._key(step))
         focus, ran = self._lines(step)
         height = max(1, self.content_size.height)
-        total = len(src.lines)
-        anchor = focus or 1
-        top = min(max(1, anchor - height // 3), max(1, total - height + 1))
-        return src, focus, ran, range(top, min(total, top + height - 1) + 1)
+        rows = layout(src.key, self._code_width(src))
+        starts = first_rows(src.key, self._code_width(src))
+        first = starts.get(focus or 1, 0)
+        last = starts.get((focus or 1) + 1, len(rows)) - 1
+        top = min(max(first - height // 3, last - height + 1), first)
+        top = max(0, min(top, len(rows) - height))
+        return src, [(n, part, "focus" if n == focus else "ran" if n in ran else "")
+                     for n, part in rows[top : top + height]]
 
-    def _line(self, src: Source, number: int, role: str) -> Text:
-        """Line ``number`` with its gutter, styled for its ``role`` (``focus``, ``ran`` or empty)."""
+    def _line(self, src: Source, number: int, part: int, role: str) -> Text:
+        """Row ``part`` of line ``number`` with its gutter, styled for its ``role`` (``focus``, ``ran`` or empty)."""
         gutter = self.get_component_rich_style("code-pane--gutter")
         focus_style = background(self.get_component_rich_style("code-pane--focus"))
         ran_style = background(self.get_component_rich_style("code-pane--ran"))
-        line = Text(f"{number:>{len(str(len(src.lines)))}} ", style=gutter)
-        line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
-        line.append_text(src.lines[number - 1].copy())
+        code, width, digits = src.lines[number - 1], self._code_width(src), len(str(len(src.lines)))
+        cuts = (0, *breaks(code.plain, width), len(code))
+        if part == 0:
+            line = Text(f"{number:>{digits}} ", style=gutter)
+            line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
+        else:
+            line = Text(" " * (digits + 2 + hang(code.plain, width)))
+        line.append_text(code[cuts[part] : cuts[part + 1]])
         if role:
             line.pad_right(max(0, self.content_size.width - line.cell_len))
             line.stylize(focus_style if role == "focus" else ran_style)
         return line
 
     def render(self) -> Text:
-        """The whole window as one Text (what the pane shows; the screen draws it line by line)."""
+        """The whole window as one Text (what the pane shows; the screen draws it row by row)."""
         step = self.step
         if step is None:
             return Text("waiting for the store…", style="italic")
-        src, focus, ran, numbers = self._window(step)
-        out = Text(no_wrap=True, overflow="ellipsis")
-        for number in numbers:
-            if number != numbers.start:
-                out.append("\n")
-            out.append_text(self._line(src, number, "focus" if number == focus else "ran" if number in ran else ""))
-        return out
+        src, rows = self._window(step)
+        return Text("\n", no_wrap=True, overflow="ellipsis").join(self._line(src, n, part, role)
+                                                                  for n, part, role in rows)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         step = self.step
         if step is None or self.text_selection is not None:
             return super().render_line(y)
-        if self._rows is None:
-            self._rows = self._row_keys(step)
+        if self._rows is None or self._rows_at != self.content_size:
+            self._rows, self._rows_at = self._row_keys(step), self.content_size
         if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
-        key, coloured, number, role = self._rows[y]
-        cache_key = (key, coloured, number, role, width)
+        key, coloured, number, part, role = self._rows[y]
+        cache_key = (key, coloured, number, part, role, width)
         strip = self._strips.get(cache_key)
         if strip is None:
             src = source(key) if coloured else plain_source(key)
-            content = Content.from_rich_text(self._line(src, number, role), console=self.app.console)
+            content = Content.from_rich_text(self._line(src, number, part, role), console=self.app.console)
             strip = Visual.to_strips(self, content, width, 1, self.visual_style)[0]
             if len(self._strips) > 2048:
                 self._strips.clear()
