@@ -127,3 +127,12 @@ def outcome_text(value: object, most: int | None = None) -> str:
             shown.append(f"… ({len(value)} ids in all)")
         return "returns [" + ", ".join(shown) + "]"
     return f"returns {value!r}"
+
+
+def clock_note(stepped_now: int | None, atomic_now: int | None) -> str:
+    """How the atomic run's clock read compares with the stepped run's: ``, the same now`` or its own, in ms."""
+    if atomic_now is None or stepped_now is None:
+        return ""
+    if atomic_now == stepped_now:
+        return ", the same now"
+    return f", a now of its own ({atomic_now - stepped_now:+d} ms)"

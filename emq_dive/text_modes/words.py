@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..render import relative, reply_text, text, wire_text
+from ..render import clock_note, relative, reply_text, text, wire_text
 from ..session import Frame
 from ..stepper import NOT_EVALUATED, Agreement, Call, Member, Step
 from ..stepper.timeline import is_write
@@ -106,12 +106,7 @@ def agreement_text(agreement: Agreement) -> str:
         return "the stepped and atomic runs differ: " + "; ".join(agreement.differences)
     reply = agreement.atomic_reply
     shown = reply if isinstance(reply, str) else reply_text(reply)
-    if agreement.atomic_now is None or agreement.stepped_now is None:
-        clock = ""
-    elif agreement.atomic_now == agreement.stepped_now:
-        clock = ", the same now"
-    else:
-        clock = f", one now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
+    clock = clock_note(agreement.stepped_now, agreement.atomic_now)
     return f"the atomic run agrees: the same store{clock}, reply {shown}"
 
 

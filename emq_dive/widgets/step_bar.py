@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..render import MAX_ITEMS
+from ..render import MAX_ITEMS, clock_note
 from ..session import Frame
 
 
@@ -110,12 +110,7 @@ class StepBar(Widget):
         if agreement is not None:
             out.append("\n")
             if agreement.agree:
-                if agreement.atomic_now is None or agreement.stepped_now is None:
-                    clock = ""
-                elif agreement.atomic_now == agreement.stepped_now:
-                    clock = ", the same now"
-                else:
-                    clock = f", a now of its own ({agreement.atomic_now - agreement.stepped_now:+d} ms)"
+                clock = clock_note(agreement.stepped_now, agreement.atomic_now)
                 out.append(f"✓ run {frame.run}: the atomic run agrees: same store, same reply{clock}",
                            style=style("step-bar--ok"))
             else:
