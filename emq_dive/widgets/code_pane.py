@@ -149,6 +149,10 @@ class CodePane(Widget):
 
     def _repaint_rows(self, step: Step) -> None:
         """Repaint only the lines whose file, number or role changed since the last step."""
+        if not self.content_size.height:  # not laid out yet: the first paint works its rows out at its own size
+            self._rows = None
+            self.refresh()
+            return
         rows = self._row_keys(step)
         old, self._rows = self._rows, rows
         if old is None or len(old) != len(rows):
