@@ -19,7 +19,7 @@ from typing import Any
 
 import redis
 from redis._parsers import _HiredisParser, _RESP2Parser, _RESP3Parser
-from redis.connection import HiredisRespSerializer, PythonRespSerializer
+from redis.connection import PythonRespSerializer
 from redis.utils import HIREDIS_AVAILABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from emq_dive.bench import _seed, server_usec
 from emq_dive.echo_mq import jobs
 from emq_dive.echo_mq.connector import Connector
-from emq_dive.stores import open_store
+from emq_dive.stores import Store, open_store
 
 LEASE_MS = 30_000
 
@@ -65,20 +65,47 @@ def _secs(run: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
-def _figures(admin: redis.Redis, client: redis.Redis, wire: Connector, queue: str, batch: list[tuple[str, int]],
-             repeats: int) -> dict[str, float]:
-    """Median µs per lease of ``repeats`` runs of ``batch``: round trip, server share, client share, packing."""
-    rows: list[tuple[float, float, float]] = []
-    packer = _packer(client)[0]
+def _run(admin: redis.Redis, wire: Connector, packer: Any, queue: str, batch: list[tuple[str, int]],
+         command: tuple[Any, ...]) -> tuple[float, float, float]:
+    """One run of ``batch``: its round trip, the server's share (INFO commandstats) and packing it alone, in s."""
+    before = server_usec(admin, "evalsha")
+    whole = _secs(lambda: jobs.extend_locks(wire, queue, batch, LEASE_MS))
+    after = server_usec(admin, "evalsha")
+    server = (after - before) / 1e6 if before is not None and after is not None else float("nan")
+    return whole, server, _secs(lambda: packer.pack(*command))
+
+
+def figures(admin: redis.Redis, clients: dict[str, redis.Redis], queue: str, batch: list[tuple[str, int]],
+            repeats: int) -> dict[str, dict[str, float]]:
+    """Per client, the median µs per lease of ``repeats`` runs of ``batch``, the clients taking turns."""
+    wires = {name: Connector(client, 4) for name, client in clients.items()}
+    packers = {name: _packer(client)[0] for name, client in clients.items()}
     command = ("EVALSHA", "0" * 40, 2, "active", "job:", LEASE_MS, *(part for pair in batch for part in pair))
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in clients}
     for _ in range(repeats):
-        before = server_usec(admin, "evalsha")
-        whole = _secs(lambda: jobs.extend_locks(wire, queue, batch, LEASE_MS))
-        after = server_usec(admin, "evalsha")
-        server = (after - before) / 1e6 if before is not None and after is not None else float("nan")
-        rows.append((whole, server, _secs(lambda: packer.pack(*command))))
-    whole, server, packing = (statistics.median(column) * 1e6 / len(batch) for column in zip(*rows, strict=True))
-    return {"round trip": whole, "server": server, "client": whole - server, "packing": packing}
+        for name in clients:
+            rows[name].append(_run(admin, wires[name], packers[name], queue, batch, command))
+    out = {}
+    for name, runs in rows.items():
+        whole, server, packing = (statistics.median(column) * 1e6 / len(batch) for column in zip(*runs, strict=True))
+        out[name] = {"round trip": whole, "server": server, "client": whole - server, "packing": packing}
+    return out
+
+
+def compare(store: Store, leases: int, repeats: int) -> dict[str, dict[str, dict[str, float]]]:
+    """For a live batch and an all-stale one of ``leases`` on ``store``: each client's median figures."""
+    held = _seed(store, leases)
+    clients = {"hiredis": client_like(store.client, pure=False), "pure Python": client_like(store.client, pure=True)}
+    try:
+        for client in clients.values():  # loads the script and connects, outside the timing
+            jobs.extend_locks(Connector(client, 4), store.queue, held[:1], LEASE_MS)
+        stale = [(job_id, token + 1) for job_id, token in held]  # every token off by one: all come back failed
+        return {label: figures(store.client, clients, store.queue, batch, repeats)
+                for label, batch in (("all live, reply []", held), (f"all stale, reply {leases:,} ids", stale))}
+    finally:
+        for client in clients.values():
+            client.close()
+        store.forget()
 
 
 def main() -> int:
@@ -93,31 +120,22 @@ def main() -> int:
     store = open_store(args.backend)
     try:
         print(f"{store.description}; {args.leases:,} leases, {args.repeats} alternating runs per client, medians")
-        held = _seed(store, args.leases)
-        queue = store.queue
-        clients = {"hiredis": client_like(store.client, pure=False), "pure Python": client_like(store.client,
-                                                                                                pure=True)}
-        for name, client in clients.items():
+        for pure in (False, True):
+            client = client_like(store.client, pure=pure)
             packer, parser_name = _packer(client)
-            assert isinstance(packer, HiredisRespSerializer if name == "hiredis" else PythonRespSerializer), name
-            print(f"  {name}: packs with {type(packer).__name__}, parses with {parser_name}")
-        wires = {name: Connector(client, 4) for name, client in clients.items()}
-        for wire in wires.values():
-            jobs.extend_locks(wire, queue, held[:1], LEASE_MS)  # loads the script and connects, outside the timing
-        stale = [(job_id, token + 1) for job_id, token in held]  # every token off by one: all come back failed
-        print(f"  µs per lease, median of {args.repeats}: the batch's round trip, the server's own share "
-              "(INFO commandstats), the client's (the rest), and packing the command alone")
-        for label, batch in (("all live, reply []", held), (f"all stale, reply {len(held):,} ids", stale)):
-            print(f"  {label}")
-            figures = {name: _figures(store.client, client, wires[name], queue, batch, args.repeats)
-                       for name, client in clients.items()}
-            for name, row in figures.items():
-                print(f"    {name:<12}" + "".join(f"{key} {value:6.2f}  " for key, value in row.items()))
-            fast, slow = figures["hiredis"], figures["pure Python"]
-            print(f"    hiredis: client share {slow['client'] / fast['client']:.2f}× as fast, "
-                  f"packing {slow['packing'] / fast['packing']:.2f}× as fast")
-        for client in clients.values():
+            print(f"  {'pure Python' if pure else 'hiredis'}: packs with {type(packer).__name__}, "
+                  f"parses with {parser_name}")
             client.close()
+        print(f"  µs per lease, median of {args.repeats}: the batch's round trip; the server's share of it (INFO "
+              "commandstats); the client's, the rest (the project's own argv and record of the call included); "
+              "packing the command alone")
+        for label, rows in compare(store, args.leases, args.repeats).items():
+            print(f"  {label}")
+            for name, row in rows.items():
+                print(f"    {name:<12}" + "".join(f"{key} {value:6.2f}  " for key, value in row.items()))
+            fast, slow = rows["hiredis"], rows["pure Python"]
+            print(f"    hiredis: the client's share {slow['client'] / fast['client']:.2f}× as fast, "
+                  f"packing {slow['packing'] / fast['packing']:.2f}× as fast")
     finally:
         store.close()
     return 0
