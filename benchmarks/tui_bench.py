@@ -1,7 +1,8 @@
 """Measure the dive's TUI: start to first frame, key press to screen updated, and a 10,000-member batch.
 
 Run ``python benchmarks/tui_bench.py``; it prints, it does not assert. ``--root DIR`` measures another
-checkout of the project (an older commit, say) with this same script, so two trees compare like for like.
+checkout of the project (an older commit, say) with this same script, so two trees compare like for like;
+``--against DIR`` runs a second checkout's start-up interleaved with this one's and the one-widget app's.
 
 "Painted" means a compositor refresh of the screen (what a terminal would be sent; headless, the frame is
 still composed in full). Each figure is the time of the last paint a key press caused that changed a cell on
@@ -46,9 +47,12 @@ sys.path.insert(0, %r)
 # behind the app's import and start
 from emq_dive.lessons import load
 from emq_dive.stores import open_store
-store = open_store(%r, background=True)
+try:
+    store = open_store(%r, background=True)
+except TypeError:  # a tree from before the background start opens its store in the foreground
+    store = open_store(%r)
 ready = {"at": time.perf_counter() - t0}
-if store.starting is not None:
+if getattr(store, "starting", None) is not None:
     store.starting.add_done_callback(lambda _: ready.update(at=time.perf_counter() - t0))
 from emq_dive.app import make_app, wait_ready
 from emq_dive.screens.dive import DiveScreen
@@ -84,17 +88,27 @@ def _figures(code: str) -> list[float]:
     return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
 
 
-def startup(first: str, second: str, runs: int = 11) -> tuple[list[float], list[float], float]:
-    """Both snippets' median figures, runs interleaved so machine drift falls on both alike, and the median ratio."""
-    a_rows, b_rows, ratios = [], [], []
-    _figures(first), _figures(second)  # warm-up: caches the bytecode and the disk pages of both
+def dive_snippet(root: Path, backend: str) -> str:
+    """The start-up measurement of the checkout at ``root`` on ``backend``."""
+    return DIVE % (str(root), backend, backend)
+
+
+def startup(base: str, *others: str, runs: int = 11) -> list[tuple[list[float], float]]:
+    """Each snippet's median figures and its median ratio to ``base``'s first figure, runs interleaved so machine
+    drift falls on all alike; the baseline's own row comes first (ratio 1)."""
+    snippets = (base, *others)
+    rows: list[list[list[float]]] = [[] for _ in snippets]
+    for code in snippets:  # warm-up: caches the bytecode and the disk pages of each
+        _figures(code)
     for _ in range(runs):
-        a, b = _figures(first), _figures(second)
-        a_rows.append(a)
-        b_rows.append(b)
-        ratios.append(b[0] / a[0])
-    medians = [[statistics.median(column) for column in zip(*rows, strict=True)] for rows in (a_rows, b_rows)]
-    return medians[0], medians[1], statistics.median(ratios)
+        for row, code in zip(rows, snippets, strict=True):
+            row.append(_figures(code))
+    out = []
+    for row in rows:
+        medians = [statistics.median(column) for column in zip(*row, strict=True)]
+        ratio = statistics.median(r[0] / b[0] for r, b in zip(row, rows[0], strict=True))
+        out.append((medians, ratio))
+    return out
 
 
 class StallMeter:
@@ -224,14 +238,24 @@ def main() -> None:
     parser.add_argument("--skip-big", action="store_true", help="leave out the 10,000-member batch")
     parser.add_argument("--backend", default="auto", help="the store the start-up is measured on (default: auto, "
                                                           "the app's default)")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout whose start-up runs interleaved with this one's (an older commit, say)")
+    parser.add_argument("--runs", type=int, default=11, help="interleaved start-up runs of each (default 11)")
+    parser.add_argument("--startup-only", action="store_true", help="measure the start-up only")
     args = parser.parse_args()
     root = args.root.resolve()
     sys.path.insert(0, str(root))
-    print(f"measuring {root}")
-    (base,), (dive, settled, ready), ratio = startup(BASELINE, DIVE % (str(root), args.backend))
-    print(f"start → first frame on {args.backend}: dive {dive * 1000:.0f} ms, one-widget app {base * 1000:.0f} ms, "
-          f"median ratio of 11 interleaved pairs {ratio:.2f}× (goal ≤ 1.3×); "
-          f"every pane filled and idle: {settled * 1000:.0f} ms; store ready: {ready * 1000:.0f} ms")
+    print(f"measuring {root}" + (f" against {args.against.resolve()}" if args.against else "")
+          + f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    trees = [root, *([args.against.resolve()] if args.against else [])]
+    (base, _), *dives = startup(BASELINE, *(dive_snippet(tree, args.backend) for tree in trees), runs=args.runs)
+    for tree, ((dive, settled, ready), ratio) in zip(trees, dives, strict=True):
+        print(f"start → first frame on {args.backend}: dive {dive * 1000:.0f} ms, one-widget app {base[0] * 1000:.0f} "
+              f"ms, median ratio of {args.runs} interleaved runs {ratio:.2f}× (goal ≤ 1.3×); every pane filled and "
+              f"idle: {settled * 1000:.0f} ms; store ready: {ready * 1000:.0f} ms" + (f"  [{tree}]" if args.against
+                                                                                     else ""))
+    if args.startup_only:
+        return
     for batch in (None, ("live", "stale", "live", "reaped") * 250):
         median, worst, size = asyncio.run(step_latency(batch))
         print(f"key → step painted, {size} members: median {median:.1f} ms, worst {worst:.1f} ms "

@@ -6,19 +6,20 @@ import gc
 from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from .lessons import Lesson
 from .screens.dive import DiveScreen
-from .screens.error import ErrorView, describe
 from .session import Session
 from .stores.protocol import StoreLike
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
 SETTLE_HEAP_AFTER = 1.0
 """Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
@@ -69,6 +70,8 @@ class DiveApp(App[None]):
 
     def show_error(self, error: BaseException) -> None:
         """Show a worker's error in the in-app error view."""
+        from .screens.error import ErrorView, describe  # loaded by the first error, not at start-up
+
         self.dive.failed()
         title, body = describe(error)
         self.push_screen(ErrorView(title, body), self._after_error)

@@ -13,7 +13,6 @@ from ..echo_mq import jobs, keyspace
 from ..echo_mq.connector import Connector
 from ..fate_table import BY_KEY, Fate, fate
 from ..stores import snapshot
-from ..stores.cluster import ClusterStore, Untagged, refusing_node
 from ..stores.protocol import StoreLike
 from .answers import SINGLE, VERBS, Answer, four, raw_four, run_verb, unavailable
 from .availability import unavailable_reason
@@ -143,6 +142,8 @@ WHY_ONE_TAG = ("a cluster runs a call only when every key it declares hashes to 
 
 
 def _no_hashtag(run: Setting) -> FateRun:
+    from ..stores.cluster import ClusterStore, Untagged, refusing_node  # loaded by the one fate that needs a cluster
+
     store = run.store
     assert isinstance(store, ClusterStore), "run_fate runs no-hashtag only on a cluster"
     held = run.around()

@@ -106,6 +106,7 @@ class DiveScreen(LearnerMoves):
         return self.query_one(CodePane).deferred or self.query_one(LessonPane).deferred
 
     def on_mount(self) -> None:
+        self.on_resize()  # the layout for this size before the first paint, not after it
         self._timer = self.set_interval(PACE, self._tick, pause=True)
         early = self.session.take_early()
         if early is None:

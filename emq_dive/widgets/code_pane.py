@@ -109,6 +109,10 @@ class CodePane(Widget):
 
     def _repaint_rows(self, step: Step) -> None:
         """Repaint only the rows whose file, line, part or role changed since the last step."""
+        if not self.content_size.height:  # not laid out yet: the first paint works its rows out at its own size
+            self._rows = None
+            self.refresh()
+            return
         rows, size = self._row_keys(step), self.content_size
         old, self._rows = self._rows, rows
         old_size, self._rows_at = self._rows_at, size

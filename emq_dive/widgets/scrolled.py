@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.widget import Widget
 
 
@@ -50,6 +52,7 @@ class ScrolledLines(Widget, can_focus=True):
         self.lines: list[Text] = []
         self.top = 0
         self._hint = ""
+        self._laid_at: Size | None = None
 
     @property
     def text_width(self) -> int:
@@ -106,8 +109,22 @@ class ScrolledLines(Widget, can_focus=True):
         self._hint = ""
         self._scrolled()
 
-    def on_resize(self) -> None:
+    def lay_out(self) -> None:
+        """Fit the lines to the pane's size; the panes that wrap or size their columns to it do more."""
         self.top = self._valid(self.top)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # a frame shown before the first layout was laid out at no size: the first paint lays it out at its own
+        self._fit()
+        return super().render_lines(crop)
+
+    def _fit(self) -> None:
+        if self.content_size != self._laid_at:
+            self._laid_at = self.content_size
+            self.lay_out()
 
     def action_scroll(self, by: float) -> None:
         """Scroll by ``by`` lines, or by that share of a page when it is a fraction."""

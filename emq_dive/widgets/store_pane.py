@@ -90,8 +90,8 @@ class StorePane(ScrolledLines):
         self._text = None
         super()._scrolled()
 
-    def on_resize(self) -> None:
-        super().on_resize()
+    def lay_out(self) -> None:
+        super().lay_out()
         self.lines = list(self._draw().split("\n", allow_blank=True))
         self._text = None
         self._scrolled()

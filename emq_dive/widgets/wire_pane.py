@@ -57,7 +57,7 @@ class WirePane(ScrolledLines):
     def watch_frame(self) -> None:
         self.show_lines(self._wrapped(), to_end=True)
 
-    def on_resize(self) -> None:
+    def lay_out(self) -> None:
         self.show_lines(self._wrapped(), to_end=True)
 
     def notify_style_update(self) -> None:
