@@ -18,7 +18,7 @@ from ..stepper import NOT_EVALUATED, Member, Step
 from .style import foreground
 from .wire_lines import lapsed
 
-COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 11), ("token?", 11), ("in active?", 13),
+COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 11), ("token?", 13), ("in active?", 13),
            ("verdict", 20))
 VERDICTS = {
     "live": ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later"),
