@@ -15,7 +15,8 @@ import redis
 from emq_dive import fates, lessons
 from emq_dive.echo_mq import jobs, keyspace
 from emq_dive.stepper import DRIVERS, Call, Outcome, Step, Stepper, register
-from emq_dive.stepper.driver import Batch, run_atomic
+from emq_dive.stepper.driver import Batch, Handle, run_atomic
+from emq_dive.stepper.handle import BatchHandle
 from emq_dive.stepper.hosts import RUN_ID_LEARNED, probe_refused
 from emq_dive.stepper.timeline import Timeline
 from emq_dive.stepper.tracing import lines_of
@@ -47,6 +48,7 @@ class _OneShot:
     code = "extend_locks.lua"
     count = 1
     one_command = True
+    handle: Handle = BatchHandle()
 
     def __init__(self, batch: Batch) -> None:
         self._batch = batch

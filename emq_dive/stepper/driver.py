@@ -55,6 +55,21 @@ class Outcome:
     """Client commands this step stands for: 1 for a batch's first step and for each single call."""
 
 
+class Handle(Protocol):
+    """How the handle shows a way of running: its first step's title and lines, and its answer to the run."""
+
+    title: str
+
+    def opening(self, wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
+        """The handle lines the first step shows."""
+        ...
+
+    def answer(self, wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int,
+               end: Step) -> tuple[tuple[int, ...], Any]:
+        """What the handle returns or raises for the finished run, and the lines it runs to get there."""
+        ...
+
+
 class Driver(Protocol):
     """Runs one batch a step at a time against the live store; every reply it reports came from the store."""
 
@@ -70,6 +85,8 @@ class Driver(Protocol):
     """How many steps the batch takes after the handle."""
     one_command: bool
     """True when the whole held list is one command the server runs atomically (a racing move waits for it)."""
+    handle: Handle
+    """The handle's part: the batch verb once, or the single verb once per member."""
 
     def title(self, index: int, done: bool, error: str | None) -> str:
         """The heading of step ``index``."""

@@ -12,6 +12,7 @@ import redis
 
 from ..echo_mq import jobs, scripts
 from ..echo_mq.scripts import marker_lines
+from .model import Step
 from .tracing import lines_of
 
 MARKED = frozenset(marker_lines(inspect.getsource(jobs)).values())
@@ -109,3 +110,41 @@ def answer_single(wire: int, queue: str, job_id: str, token: int, lease_ms: int,
 @contextmanager
 def _nothing() -> Iterator[list[int]]:
     yield []
+
+
+class BatchHandle:
+    """The handle of a batch: extend_locks gates and flattens the whole held list and sends it as one command."""
+
+    title = "the handle: gate, flatten, argv, keys, send"
+
+    @staticmethod
+    def opening(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
+        """The handle lines the first step shows."""
+        return capture(wire, queue, held, lease_ms).lines
+
+    @staticmethod
+    def answer(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int,
+               end: Step) -> tuple[tuple[int, ...], Any]:
+        """What extend_locks returns or raises for the run's reply, and the lines it runs to get there."""
+        return answer(wire, queue, held, lease_ms, end.reply, end.error)
+
+
+class SinglesHandle:
+    """The handle of N singles: extend_lock runs once per member, each call its own command."""
+
+    title = "the single verb's handle, once per member: gate, argv, keys, send"
+
+    @staticmethod
+    def opening(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
+        """The lines of the first member's call through the handle (each call runs the same lines)."""
+        if not held:
+            return capture(wire, queue, held, lease_ms).lines
+        job_id, token = held[0]
+        return capture_single(wire, queue, job_id, token, lease_ms, traced=True).lines
+
+    @staticmethod
+    def answer(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int,
+               end: Step) -> tuple[tuple[int, ...], Any]:
+        """What each call of extend_lock returns or raises, in member order."""
+        return (), [answer_single(wire, queue, m.id, int(m.token), lease_ms, 1 if m.error is None else None,
+                                  m.error) for m in end.members]

@@ -11,7 +11,8 @@ import redis
 from ..echo_mq import scripts
 from ..echo_mq.connector import error_text, raw
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Interlude, Outcome, ReplayMismatch, register, run_atomic
+from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic
+from .handle import BatchHandle
 from .lua_run import LuaRun, Pending
 from .model import NOT_EVALUATED, Call, Member, Step
 from .timeline import is_write
@@ -31,6 +32,7 @@ class LuaDriver:
     wire = 4
     source = "lua"
     one_command = True
+    handle: Handle = BatchHandle()
     marks: dict[str, int] = LUA_MARKS
     """The stepped script's ``@marker`` lines."""
 

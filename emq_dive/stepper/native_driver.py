@@ -9,7 +9,8 @@ from typing import Any
 
 from ..echo_mq import native
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Interlude, Outcome, ReplayMismatch, register, run_atomic
+from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic
+from .handle import BatchHandle
 from .hosts import ClientHost
 from .model import NOT_EVALUATED, Call, Member, Step
 from .tracing import lines_of
@@ -25,6 +26,7 @@ class NativeDriver:
     source = "native"
     code = "native.py"
     one_command = True
+    handle: Handle = BatchHandle()
 
     def __init__(self, batch: Batch) -> None:
         self._batch = batch

@@ -11,8 +11,8 @@ import redis
 from ..echo_mq import jobs, native, scripts
 from ..echo_mq.connector import Connector, error_text, raw
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Interlude, Outcome, register
-from .handle import Sent, answer_single, capture_single
+from .driver import Batch, Handle, Interlude, Outcome, register
+from .handle import Sent, SinglesHandle, answer_single, capture_single
 from .hosts import ClientHost
 from .lua_run import LuaRun
 from .model import NOT_EVALUATED, Call, Member, Step
@@ -49,6 +49,7 @@ class _Singles:
     source: str
     code: str
     one_command = False
+    handle: Handle = SinglesHandle()
     marks: Collection[int] = ()
 
     def __init__(self, batch: Batch) -> None:

@@ -42,15 +42,10 @@ class Stepper:
                                              self.timeline.before_write), mode)
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
-        title = "the handle: gate, flatten, argv, keys, send"
-        if not self.driver.one_command:
-            title = "the single verb's handle, once per member: gate, argv, keys, send"
-            if self.held:
-                job_id, token = self.held[0]
-                sent = handle.capture_single(wire, self.queue, job_id, token, lease_ms, traced=True)
+        opening = self.driver.handle.opening(wire, self.queue, self.held, lease_ms)
         self.steps: list[Step] = [Step(
-            index=0, count=self.driver.count, wire=wire, title=title, source="handle", code="jobs.py",
-            lines=sent.lines, focus=focus(sent.lines, handle.MARKED), calls=(),
+            index=0, count=self.driver.count, wire=wire, title=self.driver.handle.title, source="handle",
+            code="jobs.py", lines=opening, focus=focus(opening, handle.MARKED), calls=(),
             members=self.timeline.members_at(0), failed=self.timeline.failed_at(0),
             lease_ms=lease_ms, command=self.command, mode=mode)]
         self.position = 0
@@ -161,10 +156,7 @@ class Stepper:
         step = self.current
         if not step.done:
             raise RuntimeError("the run has not finished")
-        if self.driver.one_command:
-            return handle.answer(self.wire, self.queue, self.held, self.lease_ms, step.reply, step.error)
-        return (), [handle.answer_single(self.wire, self.queue, m.id, int(m.token), self.lease_ms,
-                                         1 if m.error is None else None, m.error) for m in step.members]
+        return self.driver.handle.answer(self.wire, self.queue, self.held, self.lease_ms, step)
 
     def verify(self) -> Agreement:
         """Run the same held list unstepped from the same start (with the reaper's moves where they landed); say
