@@ -69,8 +69,10 @@ async def test_guard_off_resurrects_the_reaped_member_and_back_removes_it():
         assert REMOVED_TEXT.split(" --")[0] in text
         assert "This is the resurrection the guard prevents" in text
         assert "the atomic run agrees" in text, "checked against the what-if's own atomic run"
+        assert "JOB04 now+30000  ← pending too" in text, "the store pane marks the id it holds twice"
         await press(app, pilot, "left")
         assert where(store, "JOB04") == (False, True), "back takes the what-if's re-score away"
+        assert "← pending too" not in shown(app)
         await press(app, pilot, "g")
         assert screen.session.stepper.mode == "batch"
 

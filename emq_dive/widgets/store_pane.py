@@ -47,8 +47,10 @@ class StorePane(ScrolledLines):
     StorePane > .store-pane--key { text-style: bold; color: $text-primary; }
     StorePane > .store-pane--changed { background: $warning 30%; text-style: bold; }
     StorePane > .store-pane--muted { color: $text-muted; }
+    StorePane > .store-pane--both { background: $error 40%; text-style: bold; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"store-pane--key", "store-pane--changed", "store-pane--muted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"store-pane--key", "store-pane--changed", "store-pane--muted",
+                                                "store-pane--both"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose store view is drawn (the watcher repaints only the lines that changed)."""
@@ -119,15 +121,21 @@ class StorePane(ScrolledLines):
             out.append(view.placement.text() + "\n", style=style("store-pane--muted"))
         out.append(f"active ({view.active_count})  ", style=style("store-pane--key"))
         out.append("score = deadline\n" if now is not None else "score as read\n", style=style("store-pane--muted"))
+        # an id the store holds in active and in pending at once: what the membership guard exists to prevent
+        both = {entry.id for entry in view.active if entry.score is not None} & set(view.pending)
         for entry in view.active:
             line = entry.id.ljust(first) + (relative(entry.score, now) if entry.score is not None else "not a member")
-            if entry.changed:
+            if entry.id in both:
+                out.append(line + "  ← pending too", style=style("store-pane--both"))
+            elif entry.changed:
                 out.append(line + "  ← ZADD", style=style("store-pane--changed"))
             else:
                 out.append(line, style=style("store-pane--muted") if entry.score is None else "")
             out.append("\n")
         out.append(f"pending ({view.pending_count})  ", style=style("store-pane--key"))
-        out.append((" ".join(view.pending) if view.pending else "(empty)") + "\n")
+        for i, job_id in enumerate(view.pending):
+            out.append((" " if i else "") + job_id, style=style("store-pane--both") if job_id in both else "")
+        out.append(("" if view.pending else "(empty)") + "\n")
         out.append("rows".ljust(first), style=style("store-pane--key"))
         out.append("attempts".ljust(attempts) + "group".ljust(group)
                    + ("lease_epoch" if epoch >= 11 else "epoch") + "\n", style=style("store-pane--muted"))
