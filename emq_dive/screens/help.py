@@ -29,6 +29,7 @@ HELP = """\
 | x | write the transcript of the run so far (Markdown) to the working directory |
 | [ / ] | previous / next lesson section |
 | ↑ / ↓, PgUp / PgDn | scroll the lesson (the mouse wheel and a click on its bar too) |
+| tab | move the arrows to the wire or the store pane, to scroll what is out of sight there |
 | l | show or hide the lesson pane |
 | ctrl+p | every action in the command palette |
 | ? / escape | open / close this help |
