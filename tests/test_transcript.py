@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 import redis
-from conftest import require_server, server_binary
+from conftest import own_server, require_server
 from test_cli import BAD_OUTPUTS, _bad_outputs, _nothing_ran, _refused, emq
 from test_processes import _running_in
 
@@ -115,35 +112,13 @@ def test_the_run_so_far_holds_every_wire_and_fate_the_learner_used(fake_store, t
 # -- the command ------------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def url_server(tmp_path_factory):
     """A plain server the tests reach by URL, as a learner's own store: (its URL, a client)."""
-    require_server()
-    port = _free_port()
-    proc = subprocess.Popen([server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(tmp_path_factory.mktemp("url"))],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(host="127.0.0.1", port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("the URL server did not start")
-            time.sleep(0.02)
-    yield f"redis://127.0.0.1:{port}/0", client
-    client.close()
-    proc.terminate()
-    proc.wait(timeout=10)
+    with own_server(tmp_path_factory.mktemp("url")) as (port, client):
+        yield f"redis://127.0.0.1:{port}/0", client
 
 
 def assert_nothing_left(tmp: Path, client: redis.Redis | None = None) -> None:

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import re
 import secrets
-import signal
-import socket
-import subprocess
 import threading
-import time
 
 import pytest
 import redis
-from conftest import IN_CI, require_server, server_binary
+from conftest import IN_CI, own_server
 
 from emq_dive import fates
 from emq_dive.lessons import load
@@ -36,49 +32,23 @@ _MULTI_KEY_WRITES = {"DEL", "UNLINK"}
 _NEVER = {"FLUSHALL", "FLUSHDB", "SWAPDB", "MOVE", "SHUTDOWN", "DEBUG", "CONFIG"}
 
 
-def _die_with_parent() -> None:
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def foreign(tmp_path_factory):
     """A server of the user's: password, db 0 and db 1, the EMQ module loaded when it can be built."""
-    require_server()
     workdir = tmp_path_factory.mktemp("foreign")
-    port = _free_port()
-    args = [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--requirepass", FOREIGN_PASSWORD,
-            "--save", "", "--appendonly", "no", "--dir", str(workdir), "--unixsocket", str(workdir / "s.sock"),
-            "--unixsocketperm", "700"]
+    args = ["--unixsocket", str(workdir / "s.sock"), "--unixsocketperm", "700"]
     try:
         from emq_dive.native.build import build_module
         args += ["--loadmodule", str(build_module())]
     except Exception:  # no compiler here: the URL store then serves wire 4 only, which CI does not accept
         if IN_CI:
             raise
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-    client = redis.Redis(host="127.0.0.1", port=port, password=FOREIGN_PASSWORD)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("the foreign server did not start")
-            time.sleep(0.02)
-    yield {"port": port, "sock": workdir / "s.sock", "client": client}
-    client.close()
-    proc.terminate()
-    proc.wait(timeout=10)
+    with own_server(workdir, *args, password=FOREIGN_PASSWORD) as (port, client):
+        yield {"port": port, "sock": workdir / "s.sock", "client": client}
 
 
 def _plant(client: redis.Redis) -> None:

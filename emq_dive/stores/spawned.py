@@ -33,8 +33,8 @@ def find_server() -> str | None:
     return shutil.which("valkey-server") or shutil.which("redis-server")
 
 
-def _die_with_parent() -> None:
-    # the server gets SIGTERM when the thread that spawned it dies, even on SIGKILL of the app
+def die_with_parent() -> None:
+    """Ask the kernel for SIGTERM when the thread that spawned this process dies, even by SIGKILL of the app."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
@@ -85,7 +85,7 @@ def start_server(binary: str, workdir: Path, password: str, module: Path | None,
     config.chmod(0o600)
     proc = subprocess.Popen([binary, str(config)], cwd=workdir, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=_die_with_parent)
+                            preexec_fn=die_with_parent)
     return proc, port
 
 
