@@ -9,9 +9,10 @@ from typing import Any, Protocol
 import redis
 
 from ..echo_mq import scripts
-from ..echo_mq.connector import Connector
+from ..echo_mq.connector import Connector, raw
 from ..stores.protocol import StoreLike
 from .model import Call, Member, Step
+from .timeline import is_write
 
 WriteHook = Callable[[Sequence[bytes]], None]
 """Called with a write's arguments just before it is sent, so the undo log can note what it replaces."""
@@ -138,6 +139,17 @@ def driver_for(wire: int, batch: Batch, mode: str = "batch") -> Driver:
         known = sorted({w for m, w in DRIVERS if m == "batch"})
         raise ValueError(f"no driver runs wire {wire} in {mode} mode; known wires: {known}") from None
     return factory(batch)
+
+
+def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
+    """Send one command the stepped code asked for to the live store, recording first what a write replaces."""
+    if is_write(args):
+        batch.before_write(args)
+    try:
+        reply = raw(batch.store.client, *args)
+    except redis.ResponseError as err:
+        reply = err
+    return Call(source, line, tuple(args), reply)
 
 
 def focus(lines: Sequence[int], marked: Collection[int]) -> int | None:

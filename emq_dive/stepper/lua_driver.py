@@ -6,16 +6,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
-import redis
-
 from ..echo_mq import scripts
-from ..echo_mq.connector import error_text, raw
+from ..echo_mq.connector import error_text
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic
+from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic, send
 from .handle import BatchHandle
 from .lua_run import LuaRun, Pending
 from .model import NOT_EVALUATED, Call, Member, Step
-from .timeline import is_write
 
 LUA_MARKS = marker_lines(scripts.extend_locks().source)
 
@@ -111,13 +108,7 @@ class LuaDriver:
         return run_atomic(self._batch, self.wire, between)
 
     def _send(self, line: int, args: Sequence[bytes]) -> Call:
-        if is_write(args):
-            self._batch.before_write(args)
-        try:
-            reply = raw(self._batch.store.client, *args)
-        except redis.ResponseError as err:
-            reply = err
-        return Call(self.source, line, tuple(args), reply)
+        return send(self._batch, self.source, line, args)
 
     def _member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
         seen = {call.sent[0]: call for call in calls}

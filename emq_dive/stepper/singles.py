@@ -9,15 +9,14 @@ from typing import Any
 import redis
 
 from ..echo_mq import jobs, native, scripts
-from ..echo_mq.connector import Connector, error_text, raw
+from ..echo_mq.connector import Connector, error_text
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Handle, Interlude, Outcome, register
+from .driver import Batch, Handle, Interlude, Outcome, register, send
 from .handle import Sent, SinglesHandle, answer_single, capture_single
 from .hosts import ClientHost
 from .lua_run import LuaRun
 from .model import NOT_EVALUATED, Call, Member, Step
 from .native_driver import NATIVE_MARKS
-from .timeline import is_write
 from .tracing import lines_of
 
 SINGLE_MARKS = marker_lines(scripts.extend_lock().source)
@@ -138,14 +137,9 @@ class SinglesLuaDriver(_Singles):
         calls: list[Call] = []
         while pending[0] == "call":
             _, line, args = pending
-            if is_write(args):
-                self._batch.before_write(args)
-            try:
-                reply = raw(self._batch.store.client, *args)
-            except redis.ResponseError as err:
-                reply = err
-            calls.append(Call(self.source, line, tuple(args), reply))
-            pending = run.advance(reply)
+            call = send(self._batch, self.source, line, args)
+            calls.append(call)
+            pending = run.advance(call.reply)
             lines += run.lines()
         kind, _, value = pending
         error = value if kind == "error" else None

@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
 from textual import events, work
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.reactive import reactive, var
 from textual.strip import Strip
 from textual.widget import Widget
@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from ..lessons import Lesson
 from ..session import Frame
+from .scrolled import SCROLL_KEYS
 
 
 def markdown_theme(colors: dict[str, str]) -> Theme:
@@ -97,12 +98,7 @@ class LessonPane(Widget, can_focus=True):
     LessonPane > .lesson-pane--track { background: $scrollbar-background; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"lesson-pane--thumb", "lesson-pane--track"}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll(-1)", "scroll up", show=False),
-        Binding("down", "scroll(1)", "scroll down", show=False),
-        Binding("pageup", "scroll(-0.9)", "page up", show=False),
-        Binding("pagedown", "scroll(0.9)", "page down", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = SCROLL_KEYS
     GAP = 1
     """Columns between the text and the thumb."""
 

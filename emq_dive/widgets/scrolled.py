@@ -27,6 +27,14 @@ def hanging(text: Text, width: int, console: Console, indent: int = 2) -> list[T
         out.append(Text(" " * indent) + line)
     return out
 
+SCROLL_KEYS: list[BindingType] = [
+    Binding("up", "scroll(-1)", "scroll up", show=False),
+    Binding("down", "scroll(1)", "scroll down", show=False),
+    Binding("pageup", "scroll(-0.9)", "page up", show=False),
+    Binding("pagedown", "scroll(0.9)", "page down", show=False),
+]
+"""The keys of a pane that scrolls itself: a line, or most of a page, at a time."""
+
 
 class ScrolledLines(Widget, can_focus=True):
     """Shows ``lines`` from ``top``; the content fits ``text_width`` cells and the last column holds the thumb."""
@@ -38,12 +46,7 @@ class ScrolledLines(Widget, can_focus=True):
     ScrolledLines > .scrolled-lines--track { background: $scrollbar-background; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"scrolled-lines--thumb", "scrolled-lines--track"}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll(-1)", "scroll up", show=False),
-        Binding("down", "scroll(1)", "scroll down", show=False),
-        Binding("pageup", "scroll(-0.9)", "page up", show=False),
-        Binding("pagedown", "scroll(0.9)", "page down", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = SCROLL_KEYS
     GAP = 1
     """Columns between the text and the thumb."""
 
