@@ -209,7 +209,7 @@ def _text_mode(args: argparse.Namespace, lesson: Any, store: Any) -> int:
     from .stores import StoreError
     from .text_modes.transcript import Recorder, record_run
     session = Session(store, lesson, wire=args.wire)
-    recorder = Recorder(lesson.heading, store.description)
+    recorder = Recorder(lesson.heading, lambda: store.description)
     try:
         if args.transcript is not None:
             record_run(session, recorder)
@@ -223,6 +223,10 @@ def _text_mode(args: argparse.Namespace, lesson: Any, store: Any) -> int:
         dive = PlainDive(session, sys.stdout, style_for(sys.stdout, os.environ), recorder,
                          lambda path: output_problem(path, "transcript.md"), prompt=sys.stdin.isatty())
         return dive.run(iter(sys.stdin.readline, ""), args.step)
+    except BrokenPipeError:
+        # the reader went away (| head, say): stop quietly; the store still closes on the way out
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (redis.RedisError, StoreError) as err:
         sys.stdout.flush()
         print(f"emq-dive: the store failed: {err}", file=sys.stderr)

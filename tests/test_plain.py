@@ -219,3 +219,16 @@ def test_on_a_real_terminal_no_color_leaves_no_escape_code(no_color: bool) -> No
     assert proc.returncode == 0, err
     assert "Step 1 of 4 on wire 4" in out
     assert ("\x1b" in out) == (not no_color)
+
+
+def test_a_reader_that_stops_early_ends_the_plain_mode_quietly(tmp_path: Path) -> None:
+    """``emq-dive … --plain | head -1``: the pipe closes under the dive, which stops without a traceback."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "emq_dive", "batches-03", "--plain", "--backend", "fakeredis"],
+                            cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdin is not None
+    assert "Batches · dive 03" in proc.stdout.readline().decode()
+    proc.stdout.close()  # the reader goes away
+    _, err = proc.communicate(b"\n" * 6 + b"q\n", timeout=60)
+    assert proc.returncode == 0, err.decode()
+    assert b"Traceback" not in err

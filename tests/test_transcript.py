@@ -214,3 +214,11 @@ def test_a_store_that_fails_under_a_text_mode_is_one_line_and_exit_1(fake_store,
     err = capsys.readouterr().err
     assert err == "emq-dive: the store failed: the store is closed\n"
     assert not (tmp_path / "t.md").exists()
+
+
+def test_the_default_backend_names_the_store_that_answered(tmp_path: Path) -> None:
+    """The default store starts behind the app: the transcript names the server it became, not "starting"."""
+    text = _transcript_cli(tmp_path, 4, "auto")
+    run_against = next(line for line in text.splitlines() if line.startswith("Run against "))
+    assert "starting" not in run_against and ("valkey" in run_against or "fakeredis" in run_against), run_against
+    _check_lesson_facts(text, 4)

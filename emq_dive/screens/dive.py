@@ -61,7 +61,7 @@ class DiveScreen(LearnerMoves):
         self.start_step = start_step
         self.target = start_step
         self._timer: Timer | None = None
-        self.recorder = Recorder(session.lesson.heading, session.store.description)
+        self.recorder = Recorder(session.lesson.heading, lambda: session.store.description)
         """What the screen showed, in order, for the transcript ``x`` writes."""
 
     def compose(self) -> ComposeResult:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,10 +31,15 @@ def _run_of(frame: Frame) -> tuple[object, ...]:
 class Recorder:
     """Collects what the screen shows, in order, so ``x`` can write the run so far; reads no store."""
 
-    def __init__(self, title: str, backend: str) -> None:
+    def __init__(self, title: str, backend: str | Callable[[], str]) -> None:
         self.title = title
-        self.backend = backend
+        self._backend = backend
         self._entries: list[Entry] = []
+
+    @property
+    def backend(self) -> str:
+        """The store's description as it reads now (a store starting behind the app names its server once up)."""
+        return self._backend if isinstance(self._backend, str) else self._backend()
 
     @property
     def entries(self) -> tuple[Entry, ...]:
