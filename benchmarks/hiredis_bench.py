@@ -24,7 +24,7 @@ from redis.utils import HIREDIS_AVAILABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from emq_dive.bench import _seed, server_usec
+from emq_dive.cost import seed, server_usec
 from emq_dive.echo_mq import jobs
 from emq_dive.echo_mq.connector import Connector
 from emq_dive.stores import Store, open_store
@@ -94,7 +94,7 @@ def figures(admin: redis.Redis, clients: dict[str, redis.Redis], queue: str, bat
 
 def compare(store: Store, leases: int, repeats: int) -> dict[str, dict[str, dict[str, float]]]:
     """For a live batch and an all-stale one of ``leases`` on ``store``: each client's median figures."""
-    held = _seed(store, leases)
+    held = seed(store.client, store.queue, leases)
     clients = {"hiredis": client_like(store.client, pure=False), "pure Python": client_like(store.client, pure=True)}
     try:
         for client in clients.values():  # loads the script and connects, outside the timing

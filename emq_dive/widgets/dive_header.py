@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widget import Widget
 
 from ..session import Frame
@@ -36,11 +36,21 @@ class DiveHeader(Widget):
     """The store's description."""
     wire: reactive[int] = reactive(4)
     """The wire asked for, shown until the first frame."""
-    frame: reactive[Frame | None] = reactive(None)
-    """The frame on screen, whose wire the stepped run uses."""
+    frame: var[Frame | None] = var(None)
+    """The frame on screen, whose wire the stepped run uses; the header repaints only when what it says changes."""
     store: StoreLike | None = None
     """The store whose description is shown as it stands at each paint (a starting server's changes once it
     answers, which the first frame follows); ``backend`` is shown when there is none."""
+
+    def watch_frame(self, old: Frame | None, new: Frame | None) -> None:
+        if old is None or new is None or self._says(old) != self._says(new):
+            self.refresh()
+
+    @staticmethod
+    def _says(frame: Frame) -> tuple[object, ...]:
+        """What of a frame the header shows: its wire and the learner's mode, guess score included."""
+        played = frame.played
+        return (frame.wire, None if played is None else (played.mode, played.label, played.predicting, played.score))
 
     def render(self) -> Text:
         style = self.get_component_rich_style
