@@ -44,8 +44,8 @@ class DiveApp(App[None]):
 
     def on_load(self) -> None:
         # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
-        self.session.begin_early()
-        self.run_worker(partial(self.session.open_early, self.start_step), thread=True, group="store",
+        early = self.session.begin_early()
+        self.run_worker(partial(self.session.open_early, early, self.start_step), thread=True, group="store",
                         exit_on_error=False, name="open the batch")
 
     def on_ready(self) -> None:

@@ -83,15 +83,17 @@ class Session:
         self.predicting = False
         self.predictions = Predictions()
 
-    def begin_early(self) -> None:
+    def begin_early(self) -> Future[Frame]:
         """Promise the first frame now, before the screen exists; ``open_early`` keeps the promise from a worker."""
         self._early = Future()
+        return self._early
 
-    def open_early(self, target: int = 0) -> None:
-        """Set the batch up and step it to ``target`` for the promised first frame, so it overlaps the app's start."""
-        early = self._early
-        if early is None:
-            return
+    def open_early(self, early: Future[Frame], target: int = 0) -> None:
+        """Set the batch up and step it to ``target`` for the promised first frame, so it overlaps the app's start.
+
+        It keeps the promise it was handed even when the screen has taken it already, which the screen may do
+        before this worker thread runs at all.
+        """
         try:
             with self.store.io():
                 frame = self.open(target)

@@ -59,3 +59,16 @@ async def test_the_agreement_line_names_the_run_it_checked_after_home_and_end():
         assert "✓ run 2: the atomic run agrees" in text and "run 1:" not in text
         await press(app, pilot, "left", "right")
         assert "✓ run 3: the atomic run agrees" in shown(app)
+
+
+def test_the_early_frame_is_kept_when_the_screen_takes_the_promise_before_the_worker_runs():
+    """The app's set-up worker may start after the screen has mounted and taken the promised first frame."""
+    store = open_store("fakeredis", clock=Clock(), run_id="0" * 40)
+    try:
+        session = Session(store, load("batches-03"))
+        early = session.begin_early()
+        assert session.take_early() is early  # the screen mounts first
+        session.open_early(early, 2)  # then the worker thread runs
+        assert early.done() and early.result().step.index == 2
+    finally:
+        store.close()
