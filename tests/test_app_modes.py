@@ -44,7 +44,8 @@ async def test_singles_mode_reads_the_clock_per_call_and_raises_stale():
         text = shown(app)
         assert all(str(now) in text for now in step.clock_reads)
         assert f"spread {step.spread} ms" in text
-        assert "JOB02: extend_lock raised Stale (EMQSTALE" in text
+        assert "JOB02 Stale, JOB04 NotActive" in text and "raised: 2 of 4 calls" in text
+        assert "raises Stale (EMQSTALE)" in text
         assert "extend_lock.lua" in text
         assert "the atomic run agrees" in text
         await press(app, pilot, "m")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from emq_dive.echo_mq import scripts
 from emq_dive.fates import read_state
 from emq_dive.stepper import NOT_EVALUATED
@@ -142,6 +144,19 @@ async def test_a_large_batch_shows_a_window_of_the_store():
         assert "members 23–30 of 30" in shown(app)
 
 
+def layouts_of(screen: Any) -> list[int]:
+    """A list the screen's layout passes append their step's index to, from now on."""
+    layouts: list[int] = []
+    refresh_layout = screen._refresh_layout
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        layouts.append(screen.step.index)
+        refresh_layout(*args, **kwargs)
+
+    screen._refresh_layout = counted
+    return layouts
+
+
 @asynctest
 async def test_a_step_repaints_its_panes_without_laying_the_screen_out_again():
     """Each step, its section change included, is one repaint: nothing on screen changes size."""
@@ -149,10 +164,7 @@ async def test_a_step_repaints_its_panes_without_laying_the_screen_out_again():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = dive(app)
-        layouts = []
-        refresh_layout = screen._refresh_layout
-        screen._refresh_layout = lambda *args, **kwargs: (layouts.append(screen.step.index),
-                                                          refresh_layout(*args, **kwargs))[1]
+        layouts = layouts_of(screen)
         for wire, section in ((4, "beat-two"), (6, "native")):
             if screen.wire != wire:
                 await press(app, pilot, "w", "escape")
@@ -165,3 +177,23 @@ async def test_a_step_repaints_its_panes_without_laying_the_screen_out_again():
             await press(app, pilot, "left", "home")
             assert sections == {section} and screen.query_one("#lesson").section == "beat-one"
             assert layouts == [], (wire, layouts)
+
+
+@asynctest
+async def test_the_run_modes_step_without_laying_the_screen_out_again():
+    """Singles keeps its three note rows from the handle on, and guard off keeps the height its resurrection
+    note needed: stepping either again lays nothing out, on a small batch and on a long one."""
+    for batch in (None, ("live", "stale", "live", "reaped") * 5):
+        app = frozen_app(batch=batch)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            screen = dive(app)
+            layouts = layouts_of(screen)
+            for key in ("m", "m", "g"):  # singles, back to batch, then guard off
+                await press(app, pilot, key, "end", "home")
+                mode = screen.session.stepper.mode
+                layouts.clear()
+                while not screen.step.done:
+                    await press(app, pilot, "right")
+                assert layouts == [], (mode, len(screen.session.held), layouts)
+                await press(app, pilot, "home")

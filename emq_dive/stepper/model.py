@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
 NOT_EVALUATED = "not evaluated"
 """A check the code never reached because an earlier one failed."""
@@ -96,17 +96,22 @@ class Step:
     """Client commands sent so far: one for a batch, one per call for singles."""
     events: tuple[Event, ...] = ()
     """What the reaper did inside this step, in order with the holder's call."""
+    clocks: Sequence[int] = ()
+    """Each single call's own clock read so far, in call order (a batch leaves it empty and reads ``now`` once)."""
+    raised: Sequence[int] = ()
+    """The indices of the members whose own single call raised so far, in call order."""
 
     @property
-    def clock_reads(self) -> tuple[int, ...]:
-        """Every clock read so far, in member order: the batch's one ``now``, or each single call's own."""
-        own = tuple(m.now for m in self.members if m.now is not None)
-        return own if own else (() if self.now is None else (self.now,))
+    def clock_reads(self) -> Sequence[int]:
+        """Every clock read so far, in call order: the batch's one ``now``, or each single call's own."""
+        if self.clocks:
+            return self.clocks
+        return () if self.now is None else (self.now,)
 
     @property
     def spread(self) -> int:
-        """Milliseconds between the first and the last clock read (0 for a batch: it reads the clock once)."""
-        reads = self.clock_reads
+        """Milliseconds between the earliest and the latest clock read (0 for a batch: it reads the clock once)."""
+        reads = list(self.clock_reads)
         return max(reads) - min(reads) if reads else 0
 
 
@@ -173,6 +178,12 @@ class MembersAt(_View[Member]):
     def __len__(self) -> int:
         return len(self._history)
 
+    def __iter__(self) -> Iterator[Member]:
+        position = self._position
+        for index, states in enumerate(self._history):
+            # a member's latest state is nearly always at or before the step this view is of: no search needed
+            yield states[-1][1] if states[-1][0] <= position else self._at(index)
+
     def _at(self, index: int) -> Member:
         for step, member in reversed(self._history[index]):
             if step <= self._position:
@@ -191,25 +202,52 @@ class MembersAt(_View[Member]):
         return self._at(range(len(self))[index])
 
 
-class Prefix(_View[str]):
-    """The first ``count`` items of a list that only grows along the run: the failed list after one step."""
+class Prefix(_View[T]):
+    """The first ``count`` items of a list that only grows along the run: the failed ids after one step, say."""
 
     __slots__ = ("_count", "_items")
 
-    def __init__(self, items: list[str], count: int) -> None:
+    def __init__(self, items: list[T], count: int) -> None:
         self._items = items
         self._count = count
 
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._items[: self._count])
 
     @overload
-    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int) -> T: ...
 
-    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
         if isinstance(index, slice):
             return tuple(self._items[: self._count][index])
         return self._items[range(self._count)[index]]
+
+
+class Grown(Generic[T]):
+    """A list that grows by a batch of items per step, read as it stood after any step, and cut back a step."""
+
+    __slots__ = ("_counts", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[T] = []
+        self._counts: list[int] = [0]
+
+    def at(self, step: int) -> Prefix[T]:
+        """The items as they stood after ``step``."""
+        return Prefix(self._items, self._counts[step])
+
+    def grow(self, items: Iterable[T]) -> None:
+        """Add the items of the next step (nothing is fine: the step still counts)."""
+        self._items.extend(items)
+        self._counts.append(len(self._items))
+
+    def rewind(self, step: int) -> None:
+        """Forget ``step`` and everything after it."""
+        del self._counts[step:]
+        del self._items[self._counts[-1]:]

@@ -133,6 +133,7 @@ class Stepper:
                     outcome.error), source=driver.source, code=driver.code, lines=outcome.lines,
                     focus=focus(outcome.lines, driver.marked()), calls=outcome.calls,
                     members=members, failed=self.timeline.failed_at(index),
+                    clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
                     error=outcome.error, done=outcome.done, changed=frozenset(changed), notes=outcome.notes,
                     mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)

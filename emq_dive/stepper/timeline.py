@@ -9,7 +9,7 @@ import redis
 
 from ..echo_mq.connector import raw
 from ..stores import snapshot
-from .model import Member, MembersAt, Prefix
+from .model import Grown, Member, MembersAt, Prefix
 
 READS = frozenset({b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"})
 """Commands the stepped code sends that write nothing."""
@@ -42,17 +42,26 @@ class Timeline:
         self._history: list[list[tuple[int, Member]]] = [
             [(0, Member(i, job_id, str(token)))] for i, (job_id, token) in enumerate(held)]
         self._touched: list[list[int]] = [[]]
-        self._failed: list[str] = []
-        self._failed_count: list[int] = [0]
+        self._failed: Grown[str] = Grown()
+        self._clocks: Grown[int] = Grown()
+        self._raised: Grown[int] = Grown()
         self._undo: list[list[Undo]] = [[]]
 
     def members_at(self, step: int) -> MembersAt:
         """The members as they stood after ``step``."""
         return MembersAt(self._history, step)
 
-    def failed_at(self, step: int) -> Prefix:
+    def failed_at(self, step: int) -> Prefix[str]:
         """The failed ids as they stood after ``step``."""
-        return Prefix(self._failed, self._failed_count[step])
+        return self._failed.at(step)
+
+    def clocks_at(self, step: int) -> Prefix[int]:
+        """The single calls' own clock reads as they stood after ``step``."""
+        return self._clocks.at(step)
+
+    def raised_at(self, step: int) -> Prefix[int]:
+        """The indices of the members whose own call had raised by ``step``."""
+        return self._raised.at(step)
 
     def open(self) -> None:
         """Start recording the next step."""
@@ -61,11 +70,17 @@ class Timeline:
 
     def commit(self, step: int, members: Iterable[Member], failed: Iterable[str]) -> None:
         """Record the member states and failed ids of ``step``, the one just opened."""
+        clocks, raised = [], []
         for member in members:
             self._history[member.index].append((step, member))
             self._touched[step].append(member.index)
-        self._failed.extend(failed)
-        self._failed_count.append(len(self._failed))
+            if member.now is not None:
+                clocks.append(member.now)
+            if member.outcome == "raised":
+                raised.append(member.index)
+        self._failed.grow(failed)
+        self._clocks.grow(clocks)
+        self._raised.grow(raised)
 
     def before_write(self, args: Sequence[bytes]) -> None:
         """Log what a write is about to replace, read with plain commands, so ``back`` can put exactly that back."""
@@ -111,6 +126,5 @@ class Timeline:
         for index in reversed(self._touched.pop(step)):
             self._history[index].pop()
         self._undo.pop(step)
-        if len(self._failed_count) > step:
-            self._failed_count.pop(step)
-        del self._failed[self._failed_count[-1]:]
+        for grown in (self._failed, self._clocks, self._raised):
+            grown.rewind(step)

@@ -54,5 +54,5 @@ class GuardOffDriver(LuaDriver):
 
 def resurrected(job_id: str) -> str:
     """The note for a member the what-if re-scored although the reaper had moved it to pending."""
-    return (f"{job_id} is now in both active and pending: without the ZSCORE guard the script re-scored a job the "
-            "reaper had already moved back to pending. This is the resurrection the guard prevents")
+    return (f"{job_id} is in both active and pending now: with no ZSCORE guard the script re-scored a job the "
+            "reaper had moved back to pending. This is the resurrection the guard prevents")

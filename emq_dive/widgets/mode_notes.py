@@ -2,60 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
-from ..render import listed
 from ..session import Frame
+from ..stepper import Step
+from .shown import Shown
+
+GUARD_OFF = ("guard off: this script has no ZSCORE check, so a member the reaper moved back to pending is "
+             "re-scored anyway; step to it and watch the store pane")
+"""The standing note while the guard is off, until a step resurrects a member (its note takes the place)."""
+SHOWN_RAISES = 3
+"""How many of the latest raised calls the singles' third line names."""
 
 
-def notes(frame: Frame) -> list[tuple[str, str]]:
-    """Each line and its role (``clock``, ``bad`` or ``warn``): singles' clock reads and raised errors, the step's
-    own notes (such as the guard-off resurrection); a plain batch has none."""
-    step, played = frame.step, frame.played
-    if played is None or played.mode == "batch":
-        return []
-    lines: list[tuple[str, str]] = []
-    if played.mode == "singles":
-        reads = step.clock_reads
-        if reads:
-            lines.append((f"clock reads, one per call: {listed([str(r) for r in reads])} · {len(reads)} reads, "
-                          f"spread {step.spread} ms (a batch reads TIME once)", "clock"))
-        lines += [(f"{m.id}: extend_lock raised {m.raised} ({m.error})", "bad")
-                  for m in step.members if m.outcome == "raised"]
-    lines += [(note, "warn") for note in step.notes]
+def listed_reads(reads: Sequence[int]) -> str:
+    """The clock reads, or for many the first two, how many more, and the last two (the spread's two ends)."""
+    if len(reads) <= 5:
+        return ", ".join(map(str, reads))
+    return f"{reads[0]}, {reads[1]}, … {len(reads) - 4} more …, {reads[-2]}, {reads[-1]}"
+
+
+def singles_notes(step: Step) -> list[tuple[str, str]]:
+    """Three lines, the same three from the handle on: the per-call clock reads, their spread, the raised calls."""
+    reads, raised = step.clocks, step.raised
+    calls = min(step.index, len(step.members))
+    lines = [(f"clock reads, one per call: {len(reads)} so far, spread {step.spread} ms (a batch reads TIME once)",
+              "clock"),
+             ("  " + (listed_reads(reads) if reads else "none yet: each call reads TIME when it runs"), "clock")]
+    if raised:
+        latest = ", ".join(f"{step.members[index].id} {step.members[index].raised}"
+                           for index in raised[-SHOWN_RAISES:])
+        lines.append((f"raised: {len(raised)} of {calls} calls, each its own error · "
+                      f"{'…, ' if len(raised) > SHOWN_RAISES else ''}{latest}", "bad"))
+    else:
+        lines.append(("raised: none yet (a call raises its own error; a batch puts the id in failed instead)",
+                      "clock"))
     return lines
 
 
-class Shown(Widget):
-    """A widget that appears only when it has something to say, and lays the screen out again only when what it
-    says changes (a step in plain batch mode lays nothing out)."""
-
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._drawn = ""
-
-    def wanted(self) -> bool:
-        """Whether the widget shows at all, for the frame it holds."""
-        raise NotImplementedError
-
-    def text(self) -> Text:
-        """What the widget says for the frame it holds."""
-        raise NotImplementedError
-
-    def render(self) -> Text:
-        return self.text()
-
-    def redraw(self) -> None:
-        """Show or hide, and lay out again only when the drawn text changed."""
-        self.display = self.wanted()
-        drawn = self.text().plain if self.display else ""
-        if drawn != self._drawn:
-            self._drawn = drawn
-            self.refresh(layout=True)
+def notes(frame: Frame) -> list[tuple[str, str]]:
+    """Each line and its role (``clock``, ``bad``, ``warn`` or ``note``): singles' clock reads and raised calls,
+    the step's own notes (such as the guard-off resurrection); a plain batch has none."""
+    step, played = frame.step, frame.played
+    if played is None or played.mode == "batch":
+        return []
+    lines = singles_notes(step) if played.mode == "singles" and step.members else []
+    lines += [(note, "warn") for note in step.notes]
+    if played.mode == "guard-off" and not step.notes:
+        lines.append((GUARD_OFF, "note"))
+    return lines
 
 
 class ModeNotes(Shown):
@@ -66,20 +64,22 @@ class ModeNotes(Shown):
     ModeNotes > .mode-notes--clock { color: $text-accent; }
     ModeNotes > .mode-notes--bad { color: $text-error; }
     ModeNotes > .mode-notes--warn { color: $text-warning; text-style: bold; }
+    ModeNotes > .mode-notes--note { color: $text-muted; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"mode-notes--clock", "mode-notes--bad", "mode-notes--warn"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"mode-notes--clock", "mode-notes--bad", "mode-notes--warn",
+                                             "mode-notes--note"}
+    ROLES = "mode-notes"
+    CUT = frozenset({"clock", "bad"})
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose step is noted."""
 
-    def wanted(self) -> bool:
-        return self.frame is not None and bool(notes(self.frame))
+    def lines(self) -> list[tuple[str, str]]:
+        return notes(self.frame) if self.frame is not None else []
+
+    def shape(self) -> str | None:
+        played = self.frame.played if self.frame is not None else None
+        return played.mode if played is not None else None
 
     def watch_frame(self) -> None:
         self.redraw()
-
-    def text(self) -> Text:
-        out = Text()
-        for n, (line, role) in enumerate(notes(self.frame) if self.frame is not None else ()):
-            out.append(("\n" if n else "") + line, style=self.get_component_rich_style(f"mode-notes--{role}"))
-        return out

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual.reactive import reactive
 
 from ..session import Frame
 from ..stepper import Check
-from .mode_notes import Shown
+from .shown import Shown
 
 LABELS = {Check.RESCORED: "re-scored", Check.NO_ROW: "fails: no row", Check.STALE: "fails: stale token",
           Check.NOT_ACTIVE: "fails: not in active", Check.WRONGTYPE: "WRONGTYPE", Check.REFUSED: "refused"}
@@ -36,14 +35,13 @@ class PredictBar(Shown):
     PredictBar > .predict-bar--bad { color: $text-error; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"predict-bar--ask", "predict-bar--ok", "predict-bar--bad"}
+    ROLES = "predict-bar"
+    WRAP = True
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose guesses are judged."""
     asking: reactive[bool] = reactive(False)
     """True while the screen waits for a digit before it steps."""
-
-    def wanted(self) -> bool:
-        return self.frame is not None and self.frame.played is not None and self.frame.played.predicting
 
     def watch_frame(self) -> None:
         self.redraw()
@@ -51,13 +49,12 @@ class PredictBar(Shown):
     def watch_asking(self) -> None:
         self.redraw()
 
-    def text(self) -> Text:
+    def lines(self) -> list[tuple[str, str]]:
         frame = self.frame
-        style = self.get_component_rich_style
         lines: list[tuple[str, str]] = []
         played = frame.played if frame is not None else None
-        if frame is None or played is None:
-            return Text()
+        if frame is None or played is None or not played.predicting:
+            return []
         right, judged = played.score
         if self.asking or played.asks is not None:
             lines.append((("press a key: " if self.asking else "→ asks first: ") + question(frame), "ask"))
@@ -73,7 +70,4 @@ class PredictBar(Shown):
                           "ok" if last.right else "bad"))
         if not lines:
             lines.append((f"predict mode: step to a member to be asked first · predicted {right}/{judged}", "ask"))
-        out = Text()
-        for n, (line, role) in enumerate(lines):
-            out.append(("\n" if n else "") + line, style=style(f"predict-bar--{role}"))
-        return out
+        return lines

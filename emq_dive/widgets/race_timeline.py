@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual.reactive import reactive
 
 from ..session import Frame
-from .mode_notes import Shown
+from .shown import Shown
 
 MARKS = {"sends": "▶", "returns": "◀", "call": "▶", "waits": "…", "lands": "✦"}
 """Each event kind's mark on the timeline."""
@@ -29,6 +28,8 @@ class RaceTimeline(Shown):
     RaceTimeline > .race-timeline--reaper { color: $text-warning; text-style: bold; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"race-timeline--holder", "race-timeline--reaper"}
+    ROLES = "race-timeline"
+    WRAP = False
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose run's race is drawn."""
@@ -37,21 +38,12 @@ class RaceTimeline(Shown):
         super().__init__(**kwargs)
         self.border_title = "the race · holder ▶ and reaper ✦, in the store's order"
 
-    def wanted(self) -> bool:
+    def lines(self) -> list[tuple[str, str]]:
         played = self.frame.played if self.frame is not None else None
-        return played is not None and any(event.actor == "reaper" for event in played.race)
+        if played is None or not any(event.actor == "reaper" for event in played.race):
+            return []
+        return [(f"{event.step:>2} {MARKS.get(event.kind, '·')} {event.actor:<6} {event.text}", event.actor)
+                for event in played.race[-SHOWN:]]
 
     def watch_frame(self) -> None:
         self.redraw()
-
-    def text(self) -> Text:
-        played = self.frame.played if self.frame is not None else None
-        out = Text(no_wrap=True, overflow="ellipsis")
-        for event in played.race[-SHOWN:] if played is not None else ():
-            if out:
-                out.append("\n")
-            role = "race-timeline--reaper" if event.actor == "reaper" else "race-timeline--holder"
-            out.append(f"{event.step:>2} {MARKS.get(event.kind, '·')} {event.actor:<6} ",
-                       style=self.get_component_rich_style(role))
-            out.append(event.text)
-        return out

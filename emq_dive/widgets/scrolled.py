@@ -10,7 +10,8 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widget import Widget
+
+from .rows import Rows
 
 
 def hanging(text: Text, width: int, console: Console, indent: int = 2) -> list[Text]:
@@ -36,7 +37,7 @@ SCROLL_KEYS: list[BindingType] = [
 """The keys of a pane that scrolls itself: a line, or most of a page, at a time."""
 
 
-class ScrolledLines(Widget, can_focus=True):
+class ScrolledLines(Rows, can_focus=True):
     """Shows ``lines`` from ``top``; the content fits ``text_width`` cells and the last column holds the thumb."""
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -51,7 +52,7 @@ class ScrolledLines(Widget, can_focus=True):
     """Columns between the text and the thumb."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.lines: list[Text] = []
         self.top = 0
         self._hint = ""
@@ -98,7 +99,7 @@ class ScrolledLines(Widget, can_focus=True):
         if hint != self._hint:  # a border title repaints the whole pane: set it only on a change
             self._hint = hint
             self.hint_changed(hint)
-        self.refresh()
+        self.paint_rows(self.window_rows())
 
     def hint_changed(self, hint: str) -> None:
         """Show ``hint`` (the pane's border subtitle unless a subclass puts it elsewhere)."""
@@ -151,20 +152,22 @@ class ScrolledLines(Widget, can_focus=True):
         first = min(height - size, round(self.top * (height - size) / max(1, total - height)))
         return first, first + size
 
-    def window(self) -> Text:
-        """The lines on show, each padded to the text width, with the thumb in the last column."""
+    def window_rows(self) -> list[Text]:
+        """The rows on show, each a line padded to the text width, with the thumb in the last column."""
         width, height = self.text_width, max(1, self.content_size.height)
         first, last = self._thumb()
-        thumb = self.get_component_rich_style("scrolled-lines--thumb")
-        track = self.get_component_rich_style("scrolled-lines--track")
-        out = Text(no_wrap=True, overflow="crop", end="")
+        thumb = self.role_style("scrolled-lines--thumb")
+        track = self.role_style("scrolled-lines--track")
+        rows = []
         for y in range(height):
             index = self.top + y
             line = self.lines[index].copy() if index < len(self.lines) else Text()
+            line.no_wrap, line.overflow, line.end = True, "crop", ""
             line.truncate(width + self.GAP, pad=True)
-            if y:
-                out.append("\n")
-            out.append_text(line)
             if last:
-                out.append(" ", style=thumb if first <= y < last else track)
-        return out
+                line.append(" ", style=thumb if first <= y < last else track)
+            rows.append(line)
+        return rows
+
+    def render(self) -> Text:
+        return Text("\n", no_wrap=True, overflow="crop", end="").join(self.window_rows())

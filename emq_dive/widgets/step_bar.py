@@ -6,25 +6,33 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from ..render import MAX_ITEMS, clock_note
 from ..session import Frame
+from .rows import Rows
 
 
-def failed_text(frame: Frame) -> str:
-    """``failed after member k: [...]``, as the run has built it so far (a long list: its count, then its tail)."""
+def failed_text(frame: Frame, width: int | None = None) -> str:
+    """``failed after member k: [...]``, as the run has built it so far; a long list shows its count and as much
+    of its tail as fits ``width`` cells (at most MAX_ITEMS ids), so the line never wraps as the list grows."""
     step = frame.step
     ran = min(step.index, len(step.members))
     count = len(step.failed)
-    listed = "[" + ", ".join(step.failed if count <= MAX_ITEMS else ("…", *step.failed[-MAX_ITEMS:])) + "]"
     if step.index == 0:
         return "failed: [] · nothing sent yet"
     head = "failed" if step.done else f"failed after member {ran}"
-    return f"{head}{f' ({count} ids)' if count > MAX_ITEMS else ''}: {listed}"
+    whole = f"{head}: [{', '.join(step.failed)}]" if count <= MAX_ITEMS else ""
+    if whole and (width is None or len(whole) <= width):
+        return whole
+    tail = list(step.failed[-MAX_ITEMS:])
+    while True:
+        text = f"{head} ({count} ids): […, {', '.join(tail)}]"
+        if width is None or len(text) <= width or len(tail) <= 1:
+            return text
+        tail.pop(0)
 
 
-class StepBar(Widget):
+class StepBar(Rows):
     """Says where the run stands, in the engine's own values; one line per fact, wrapped where a fact is long.
 
     The fourth line is kept even while it waits for the end, so a step never changes the screen's layout
@@ -42,26 +50,30 @@ class StepBar(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"step-bar--title", "step-bar--ok", "step-bar--bad", "step-bar--muted"}
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
-    """The frame whose step is described."""
-    playing: reactive[bool] = reactive(False)
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
+    """The frame whose step is described (the watcher repaints only the rows that changed)."""
+    playing: reactive[bool] = reactive(False, repaint=False)
     """True while the run steps itself."""
-    busy: reactive[str] = reactive("")
+    busy: reactive[str] = reactive("", repaint=False)
     """What the store is doing right now, or empty."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._height = 4
 
     def _fit(self) -> None:
-        """Lay the screen out again only when the bar's wrapped text needs another number of lines."""
+        """Repaint the rows that changed; lay the screen out again only when the wrapped text needs another
+        number of lines."""
         width = self.content_size.width
         if not width:
+            self.refresh()
             return
-        height = max(4, len(self.render().wrap(self.app.console, width)))
+        rows = list(self.render().wrap(self.app.console, width))
+        height = max(4, len(rows))
         if height != self._height:
             self._height = height
             self.refresh(layout=True)
+        self.paint_rows(rows + [Text()] * (height - len(rows)))
 
     def watch_frame(self) -> None:
         self._fit()
@@ -74,11 +86,12 @@ class StepBar(Widget):
 
     def on_resize(self) -> None:
         self._height = -1
+        self.forget_rows()
         self._fit()
 
     def render(self) -> Text:
         frame = self.frame
-        style = self.get_component_rich_style
+        style = self.role_style
         if frame is None:
             return Text(self.busy or "no batch yet: the store has not answered", style=style("step-bar--muted"))
         step = frame.step
@@ -98,7 +111,7 @@ class StepBar(Widget):
             once = "this call's own read; its re-score is" if step.mode == "singles" else "read once; every re-score is"
             out.append(f" · {once} now+{step.lease_ms}", style=style("step-bar--muted"))
         out.append("\n")
-        out.append(failed_text(frame))
+        out.append(failed_text(frame, self.content_size.width or None))
         if step.error is not None:
             out.append("\n")
             out.append(f"the run stops with an error: {step.error}", style=style("step-bar--bad"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual.geometry import Region
 from textual.reactive import reactive
 
 from ..render import clip, relative
@@ -59,57 +58,32 @@ class StorePane(ScrolledLines):
         super().__init__(**kwargs)
         self.border_title = "store"
         self._members = ""
-        self._text: Text | None = None
 
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is not None:
             view = frame.view
             shown = f"{view.first + 1}–{view.first + len(view.rows)} of {view.total}"
             self._members = f"members {shown}" if view.total > len(view.rows) else ""
-        old, top = self.lines, self.top
-        lines = list(self._draw().split("\n", allow_blank=True))
-        self.lines = lines
-        first = next((y for y, line in enumerate(lines) if "←" in line.plain), None)
+        self.lines = list(self._draw().split("\n", allow_blank=True))
+        first = next((y for y, line in enumerate(self.lines) if "←" in line.plain), None)
         height = max(1, self.content_size.height)
-        if first is not None and not top <= first < top + height:
-            self.top = self._valid(first)
-        self._text = None
-        hint = self.scroll_hint()
-        if len(old) != len(lines) or self.top != top or hint != self._hint:
-            self._scrolled()
-            return
-        width = self.size.width
-        changed = [Region(0, y - top, width, 1) for y, (a, b) in enumerate(zip(old, lines, strict=True))
-                   if a != b and top <= y < top + height]
-        if changed:
-            self.refresh(*changed)
+        if first is not None and not self.top <= first < self.top + height:
+            self.top = first  # a line the step changed is kept in sight
+        self.top = self._valid(self.top)
+        self._scrolled()
 
     def scroll_hint(self) -> str:
         """The members on show of a big batch, and what of the pane is out of sight."""
         return " · ".join(part for part in (self._members, super().scroll_hint()) if part)
 
-    def _scrolled(self) -> None:
-        self._text = None
-        super()._scrolled()
-
     def lay_out(self) -> None:
         super().lay_out()
         self.lines = list(self._draw().split("\n", allow_blank=True))
-        self._text = None
         self._scrolled()
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._text = None
-
-    def render(self) -> Text:
-        if self._text is None:  # drawn once a step or scroll: a partial repaint hands the same text again
-            self._text = self.window()
-        return self._text
 
     def _draw(self) -> Text:
         frame = self.frame
-        style = self.get_component_rich_style
+        style = self.role_style
         if frame is None:
             return Text("reading…", style=style("store-pane--muted"))
         view, now = frame.view, frame.step.now

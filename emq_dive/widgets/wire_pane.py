@@ -53,6 +53,8 @@ class WirePane(ScrolledLines):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.border_title = "wire"
+        self._wraps: dict[tuple[object, ...], list[Text]] = {}
+        """The last step's entries as wrapped, by their text and the width."""
 
     def watch_frame(self) -> None:
         self.show_lines(self._wrapped(), to_end=True)
@@ -65,21 +67,26 @@ class WirePane(ScrolledLines):
         if self.is_mounted:
             self.lines = self._wrapped()
 
-    def render(self) -> Text:
-        return self.window()
-
     def full_text(self) -> str:
         """Everything the pane says about the frame, each entry on one line, unwrapped."""
         return "\n".join(entry.plain for entry in self.entries())
 
     def _wrapped(self) -> list[Text]:
         width, console = self.text_width, self.app.console
-        return [line for entry in self.entries() for line in hanging(entry, width, console)]
+        cache, self._wraps = self._wraps, {}
+        out = []
+        for entry in self.entries():
+            # the batch command is the same on every step: it is wrapped once, not once a step
+            key = (entry.plain, entry.style, tuple(entry.spans), width)
+            lines = cache.get(key) or hanging(entry, width, console)
+            self._wraps[key] = lines
+            out += lines
+        return out
 
     def entries(self) -> list[Text]:
         """Each thing the pane says about the frame, one Text apiece, before wrapping."""
         frame = self.frame
-        style = self.get_component_rich_style
+        style = self.role_style
         muted = style("wire-pane--muted")
         if frame is None:
             return [Text("nothing sent yet", style=muted)]
