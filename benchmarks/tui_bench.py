@@ -43,8 +43,10 @@ DIVE = """
 import time, sys
 t0 = time.perf_counter()
 sys.path.insert(0, %r)
-# the store opens as the CLI opens it, before the app is imported: a server the backend starts comes up
-# behind the app's import and start
+# start-up runs as the CLI runs it: the collector held until the first frame settles, then the store opened
+# before the app is imported, so a server the backend starts comes up behind the app's import and start
+from emq_dive import heap
+getattr(heap, "hold_for_start_up", lambda: None)()  # a tree from before the hold runs without it
 from emq_dive.lessons import load
 from emq_dive.stores import open_store
 try:

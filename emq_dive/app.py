@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
@@ -13,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from . import heap
 from .lessons import Lesson
 from .screens.dive import DiveScreen
 from .session import Session
@@ -21,6 +23,10 @@ from .stores.protocol import StoreLike
 if TYPE_CHECKING:
     from textual.pilot import Pilot
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holding the GIL runs before one waiting for it gets a turn, while the app runs (Python's
+default is 5 ms): a store worker waiting on each reply would otherwise wait that long per round trip whenever
+the UI thread is busy, which made the first frame's set-up on a real server ten times slower."""
 SETTLE_HEAP_AFTER = 1.0
 """Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
 full passes (a pass over it took tens of milliseconds, a stall a step would show)."""
@@ -41,19 +47,22 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
+        self._switch_interval = sys.getswitchinterval()
 
     def on_load(self) -> None:
+        sys.setswitchinterval(min(SWITCH_INTERVAL, self._switch_interval))
         # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
         early = self.session.begin_early()
         self.run_worker(partial(self.session.open_early, early, self.start_step), thread=True, group="store",
                         exit_on_error=False, name="open the batch")
 
     def on_ready(self) -> None:
-        self.set_timer(SETTLE_HEAP_AFTER, gc.freeze)
+        self.set_timer(SETTLE_HEAP_AFTER, heap.settle)
 
     def on_unmount(self) -> None:
         # what start-up froze goes back to the collector, so an embedding process (a test run, say) can free it
         gc.unfreeze()
+        sys.setswitchinterval(self._switch_interval)
 
     def get_default_screen(self) -> Screen[Any]:
         """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
+from . import __version__, heap
 
 COMMANDS = ("list", "script", "native", "bench", "serve")
 USAGE = """\
@@ -142,6 +142,14 @@ def _exit_app(app: object, code: int) -> None:
 
 def run_lesson(argv: Sequence[str]) -> int:
     """Open a lesson in the TUI (or write its screenshot) on the chosen backend."""
+    heap.hold_for_start_up()  # the app gives the collector back once its first frame has settled
+    try:
+        return _run_lesson(argv)
+    finally:
+        heap.release()
+
+
+def _run_lesson(argv: Sequence[str]) -> int:
     args = _lesson_parser().parse_args(argv)
     problem = output_problem(args.screenshot) if args.screenshot is not None else None
     if problem:

@@ -465,6 +465,25 @@ def test_a_paused_collector_comes_back_on_and_freezes_nothing() -> None:
         gc.enable()
 
 
+def test_start_up_holds_the_collector_until_it_settles_and_a_cli_error_gives_it_back() -> None:
+    import gc
+
+    from emq_dive import cli, heap
+
+    try:
+        heap.hold_for_start_up()
+        assert not gc.isenabled()
+        heap.settle()
+        assert gc.isenabled() and gc.get_freeze_count() > 0, "settled: what start-up built is frozen"
+        heap.release()
+        assert gc.isenabled(), "a release with nothing held leaves the collector on"
+        assert cli.main(["no-such-lesson"]) != 0
+        assert gc.isenabled(), "a run that ends before the app starts gives the collector back"
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
 def test_long_commands_and_replies_are_cut_and_counted_only_when_asked() -> None:
     command = [b"EMQ.EXTENDS", b"2", b"a", b"b", b"30000", *[b"J"] * 20]
     assert wire_text(command) == "EMQ.EXTENDS 2 a b 30000 " + " ".join(["J"] * 20)
