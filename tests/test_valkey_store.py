@@ -78,8 +78,7 @@ def test_the_embedded_valkey_runs_the_default_batch_on_both_wires_and_leaves_not
     try:
         pid = store.pid  # type: ignore[attr-defined]
         assert Path(f"/proc/{pid}/exe").resolve() == binary.resolve()
-        (workdir,) = private_tmp.glob("emq-dive-*")
-        assert not (workdir / "server.conf").exists(), "the password config outlived the start"
+        assert not list(private_tmp.glob("emq-dive-*")), "the work dir (and the password config) outlived the start"
         assert store.kind == "valkey" and store.native, store.native_reason
         assert store.description.startswith("valkey 9.") and "embedded on 127.0.0.1:" in \
             store.description

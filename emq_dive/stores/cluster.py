@@ -157,7 +157,7 @@ def open_cluster(queue: str) -> ClusterStore:
         for index in range(PRIMARIES):
             node_dir = root / f"node-{index}"
             node_dir.mkdir()
-            servers.append(launch(binary, node_dir, password, _cluster_lines(node_dir, buses[index])))
+            servers.append(launch(binary, node_dir, password, _cluster_lines(node_dir, buses[index]), keep_dir=True))
         _form(servers, buses)
         clients = {f"127.0.0.1:{server.port}": server.client for server in servers}
         pids = {f"127.0.0.1:{server.port}": server.proc.pid for server in servers}

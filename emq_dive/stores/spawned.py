@@ -125,10 +125,12 @@ class Launched:
     module_reason: str
 
 
-def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = (), port: int | None = None) -> Launched:
+def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = (), port: int | None = None,
+           keep_dir: bool = False) -> Launched:
     """Start ``binary`` with the EMQ module, or without it when it will not load, and wait until it answers.
 
-    The config file, which holds the password, is deleted once the server has read it.
+    The config file, which holds the password, is deleted once the server has read it, and the work dir too
+    unless ``keep_dir`` (a cluster node keeps its nodes.conf there).
     """
     module, module_reason = emq_module()
     for attempt_module in ([module, None] if module else [None]):
@@ -145,6 +147,10 @@ def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = (),
             continue
         # read once at start; gone now, so even a SIGKILLed app leaves no password on disk
         (workdir / "server.conf").unlink()
+        if not keep_dir:
+            # a server without persistence writes nothing more there (its log is read only at start): removed
+            # now, a SIGKILLed app leaves nothing at all on disk
+            shutil.rmtree(workdir, ignore_errors=True)
         return Launched(proc, port, client, module_reason)
     raise AssertionError("unreachable: the last attempt raises or returns")
 
