@@ -174,7 +174,11 @@ def setup(store: ForgetfulStore, batch: SandboxBatch, claim_lease_ms: int) -> tu
 
 
 def save_lesson(batch: SandboxBatch, path: Path | str, base: lessons.Lesson, title: str | None = None) -> Path:
-    """Write ``batch`` as a lesson file at ``path`` (its id is the file's stem), with ``base``'s text and fates."""
+    """Write ``batch`` as a lesson file at ``path`` (its id is the file's stem), with ``base``'s text and fates.
+
+    Without a ``title`` the lesson is titled after its base and its own id, so ``emq-dive list`` tells the two
+    apart.
+    """
     path = Path(path)
     if path.suffix != ".toml":
         raise SandboxError(f"a lesson file ends in .toml, not {path.name!r}")
@@ -182,8 +186,9 @@ def save_lesson(batch: SandboxBatch, path: Path | str, base: lessons.Lesson, tit
         keyspace.gate(path.stem)
     except keyspace.IllFormed as err:
         raise SandboxError(f"the lesson id {path.stem!r} is ill-formed: {err.rule}") from None
+    title = title or f"{base.title} · {path.stem}, from the sandbox"
     out = [f"id = {_toml(path.stem)}", f"module = {_toml(base.module)}", f"dive = {base.dive}",
-           f"title = {_toml(title or base.title)}", f"tagline = {_toml(base.tagline)}",
+           f"title = {_toml(title)}", f"tagline = {_toml(base.tagline)}",
            f"intro = {_toml(base.intro)}", f"lease_ms = {batch.lease_ms}", f"claim_lease_ms = {base.claim_lease_ms}",
            "batch = [" + ", ".join(_toml(fate) for fate in batch.fates) + "]"]
     for section in base.sections:

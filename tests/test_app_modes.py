@@ -8,7 +8,18 @@ from emq_dive.echo_mq import keyspace
 from emq_dive.stepper import REMOVED_TEXT, Check
 from emq_dive.stepper.modes import WHAT_IF_REFUSAL
 from emq_dive.stores import open_store
-from tests.tui_support import FROZEN, SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
+from tests.tui_support import (
+    FROZEN,
+    SIZE,
+    asynctest,
+    dive,
+    frozen_app,
+    frozen_store,
+    press,
+    record_notices,
+    settle,
+    shown,
+)
 
 
 def ticking_store():
@@ -81,12 +92,13 @@ async def test_guard_off_resurrects_the_reaped_member_and_back_removes_it():
 @asynctest
 async def test_guard_off_is_refused_in_singles_and_on_wire_6():
     app = frozen_app(frozen_store(), wire=6)
+    notices = record_notices(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = dive(app)
         await press(app, pilot, "g")
         assert screen.session.stepper.mode == "batch" and not screen.session.guard_off
-        assert any(WHAT_IF_REFUSAL in str(n.message) for n in app._notifications)
+        assert any(WHAT_IF_REFUSAL in said for said in notices)
         await press(app, pilot, "m", "g")
         assert screen.session.stepper.mode == "singles" and screen.session.stepper.wire == 6
 
@@ -121,10 +133,11 @@ async def test_a_reaper_waits_for_the_batch_and_lands_between_single_calls():
 @asynctest
 async def test_k_with_nothing_to_reap_says_why():
     app = frozen_app(frozen_store())
+    notices = record_notices(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await press(app, pilot, "end", "k")
-        assert any("the run is over" in str(n.message) for n in app._notifications)
+        assert any("the run is over" in said for said in notices)
         assert dive(app).frame.played.race[-1].actor == "holder"
 
 

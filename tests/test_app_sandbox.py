@@ -17,7 +17,19 @@ from emq_dive.screens.help import HELP
 from emq_dive.screens.sandbox import SandboxEditor, current_batch
 from emq_dive.session import Session
 from emq_dive.text_modes.transcript import default_name
-from tests.tui_support import SIZE, THEME, asynctest, dive, frozen_app, frozen_store, lesson, press, settle, shown
+from tests.tui_support import (
+    SIZE,
+    THEME,
+    asynctest,
+    dive,
+    frozen_app,
+    frozen_store,
+    lesson,
+    press,
+    record_notices,
+    settle,
+    shown,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -157,6 +169,7 @@ async def test_x_writes_the_run_so_far_and_says_where(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     store = frozen_store()
     app = frozen_app(store)
+    notices = record_notices(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await press(app, pilot, "right", "right", "w")
@@ -167,11 +180,11 @@ async def test_x_writes_the_run_so_far_and_says_where(tmp_path, monkeypatch):
         assert "### Step 1 of" in text and "### Step 2 of" in text and "JOB02" in text
         assert "wire 4 (EVALSHA the script)" in text and "wire 6 (the native EMQ.EXTENDS)" in text
         assert "## Both wires from the same start" in text
-        assert any(str(path) in n.message for n in app._notifications)
+        assert any(str(path) in said for said in notices)
         path.unlink()
         path.mkdir()  # a directory where the file goes: the OSError is what the learner reads
         await press(app, pilot, "x")
-        assert any("cannot write the transcript" in n.message for n in app._notifications)
+        assert any("cannot write the transcript" in said for said in notices)
 
 
 @asynctest

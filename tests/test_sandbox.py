@@ -75,6 +75,13 @@ def test_a_saved_lesson_loads_back(tmp_path):
     assert from_lesson(loaded) == batch
 
 
+def test_a_saved_lesson_without_a_title_is_named_after_its_base_and_its_id(tmp_path):
+    path = save_lesson(from_lesson(LESSON), tmp_path / "my-dive.toml", LESSON)
+    loaded = lessons.load_file(path)
+    assert loaded.title == f"{LESSON.title} · my-dive, from the sandbox"
+    assert loaded.heading != LESSON.heading
+
+
 def test_a_lesson_file_with_bad_members_is_refused(tmp_path):
     path = save_lesson(from_lesson(LESSON), tmp_path / "bad.toml", LESSON)
     text = path.read_text()

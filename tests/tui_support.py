@@ -83,3 +83,16 @@ def shown(app: DiveApp) -> str:
             rendered = widget.render()
             parts.append(getattr(rendered, "plain", str(rendered)))
     return "\n".join(parts)
+
+
+def record_notices(app: DiveApp) -> list[str]:
+    """A list every message the app notifies from now on is appended to (wrapping the public ``App.notify``)."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        said.append(str(message))
+        notify(message, *args, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return said
