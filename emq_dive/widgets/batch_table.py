@@ -28,7 +28,7 @@ VERDICTS = {
 }
 """Each verdict's phrasings, longest first: a cell shows the longest that fits its column."""
 TITLES = {"batch": "the batch · row? → token? → in active? (checked in order)",
-          "singles": "the calls · row? → token? → in active? · deadlines against each call's own now"}
+          "singles": "the calls · row? → token? → in active? (each against its call's own now)"}
 """The table's title by run mode (a what-if steps the batch)."""
 
 
