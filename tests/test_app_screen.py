@@ -237,3 +237,11 @@ async def test_wire_6_on_a_server_labels_the_modules_lines_and_marks_its_stand_i
         assert f"for the module's in-process {kinds}, not sent by EMQ.EXTENDS" in words
         for note in screen.step.notes:
             assert f"note: {note}" in words
+
+
+def test_a_scroll_thumb_covers_the_share_on_show_where_it_is_shown() -> None:
+    from emq_dive.widgets.scrolled import thumb
+
+    assert thumb(0, 10, 10) == (0, 0), "everything fits: no thumb"
+    assert thumb(0, 10, 40) == (0, 2) and thumb(30, 10, 40) == (8, 10), "a quarter on show, at each end"
+    assert thumb(15, 10, 40) == (4, 6)

@@ -150,7 +150,7 @@ def launch(binary: str, workdir: Path, password: str, extra: Sequence[str] = (),
         if not keep_dir:
             # a server without persistence writes nothing more there (its log is read only at start): removed
             # now, a SIGKILLed app leaves nothing at all on disk
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(workdir, ignore_errors=True)  # a start that failed left it; a started one is gone already
         return Launched(proc, port, client, module_reason)
     raise AssertionError("unreachable: the last attempt raises or returns")
 
@@ -208,8 +208,7 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
             stop_server(proc)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    # closers run newest first: the client, then the server, then its directory
-    store.on_close(lambda: shutil.rmtree(workdir, ignore_errors=True))
+    # closers run newest first: the client, then the server (its directory went once it answered)
     store.on_close(lambda: stop_server(proc))
     store.on_close(client.close)
     atexit.register(store.close)
@@ -246,7 +245,7 @@ def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path
         finally:
             if server is not None:
                 stop_server(server.proc)
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(workdir, ignore_errors=True)  # a start that failed left it; a started one is gone already
 
     keeper = threading.Thread(target=hold, name=f"emq-dive {name}", daemon=True)
     keeper.start()
@@ -255,7 +254,7 @@ def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path
         stop.set()
         keeper.join(START_SECONDS + 10)
 
-    # newest first: the client, then the server (its thread stops it and removes its directory)
+    # newest first: the client, then the server (its thread stops it)
     store.on_close(release)
     store.on_close(client.close)
     atexit.register(store.close)

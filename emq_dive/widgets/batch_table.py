@@ -16,6 +16,7 @@ from textual.widget import Widget
 from ..render import deadline, text
 from ..session import Frame
 from ..stepper import NOT_EVALUATED, Member, Step
+from .scrolled import thumb
 from .style import foreground
 from .wire_lines import lapsed
 
@@ -253,18 +254,11 @@ class BatchTable(Widget, can_focus=False):
         """Cells a row has for its columns: the content width, less the thumb's column when the table scrolls."""
         return max(1, self.content_size.width - (1 if self.scrolls else 0))
 
-    def _thumb(self) -> tuple[int, int]:
-        """The rows (counted from the first member row) the scroll thumb covers."""
-        height, total = self.shown_rows, len(self.step.members) if self.step else 0
-        size = max(1, height * height // max(1, total))
-        first = min(height - size, round(self.top * (height - size) / max(1, total - height)))
-        return first, first + size
-
     def render_line(self, y: int) -> Strip:
         strip = self._cells_line(y)
         if not self.scrolls or y == 0:
             return strip.crop_extend(0, self.content_size.width, self._style("", False))
-        first, last = self._thumb()
+        first, last = thumb(self.top, self.shown_rows, len(self.step.members) if self.step else 0)
         bar = self.get_component_rich_style("batch-table--thumb" if first <= y - 1 < last else "batch-table--track")
         return Strip.join([strip, Strip([Segment(" ", bar)], 1)])
 

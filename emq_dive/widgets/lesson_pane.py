@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from ..lessons import Lesson
 from ..session import Frame
-from .scrolled import SCROLL_KEYS
+from .scrolled import SCROLL_KEYS, thumb
 
 
 def markdown_theme(colors: dict[str, str]) -> Theme:
@@ -253,12 +253,7 @@ class LessonPane(Widget, can_focus=True):
 
     def _thumb(self) -> tuple[int, int]:
         """The rows the thumb covers: the share of the section on show, where it is shown."""
-        height, total = self.size.height, len(self.lines)
-        if total <= height:
-            return 0, 0
-        size = max(1, height * height // total)
-        first = min(height - size, round(self.top * (height - size) / (total - height)))
-        return first, first + size
+        return thumb(self.top, self.size.height, len(self.lines))
 
     def render_line(self, y: int) -> Strip:
         lines, span = self.lines, self.text_width + self.GAP

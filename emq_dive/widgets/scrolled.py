@@ -28,6 +28,16 @@ def hanging(text: Text, width: int, console: Console, indent: int = 2) -> list[T
         out.append(Text(" " * indent) + line)
     return out
 
+def thumb(top: int, height: int, total: int) -> tuple[int, int]:
+    """The rows ``[first, last)`` a scroll thumb covers in a ``height``-row window from line ``top`` of ``total``
+    lines; ``(0, 0)`` when everything fits, so there is no thumb."""
+    if total <= height or height <= 0:
+        return 0, 0
+    size = max(1, height * height // total)
+    first = min(height - size, round(top * (height - size) / (total - height)))
+    return first, first + size
+
+
 SCROLL_KEYS: list[BindingType] = [
     Binding("up", "scroll(-1)", "scroll up", show=False),
     Binding("down", "scroll(1)", "scroll down", show=False),
@@ -145,12 +155,7 @@ class ScrolledLines(Rows, can_focus=True):
         self.action_scroll(-3)
 
     def _thumb(self) -> tuple[int, int]:
-        height, total = self.content_size.height, len(self.lines)
-        if total <= height or height <= 0:
-            return 0, 0
-        size = max(1, height * height // total)
-        first = min(height - size, round(self.top * (height - size) / max(1, total - height)))
-        return first, first + size
+        return thumb(self.top, self.content_size.height, len(self.lines))
 
     def window_rows(self) -> list[Text]:
         """The rows on show, each a line padded to the text width, with the thumb in the last column."""
