@@ -18,6 +18,8 @@ from test_transcript import assert_nothing_left, url_server  # noqa: F401 - url_
 from emq_dive import lessons
 from emq_dive.cli import output_problem
 from emq_dive.echo_mq import keyspace
+from emq_dive.fate_table import FATES
+from emq_dive.fates.availability import unavailable_reason
 from emq_dive.lessons import load
 from emq_dive.session import Session
 from emq_dive.stepper import Check
@@ -128,13 +130,40 @@ def test_w_compares_both_wires_and_carries_on_on_wire_6() -> None:
 def test_f_lists_the_member_fates_runs_the_verbs_and_gives_one_to_a_member() -> None:
     done = plain("f\n2\n2\n\n\nq\n")
     out = done.stdout
-    assert "Fates: 1 live, live lease; 2 gone, row gone; 3 stale, stale token; 4 reaped, reaped to pending; " \
-           "5 wrongtype, WRONGTYPE row mid-batch; 6 lane, lane job (has a group)." in out
-    assert "Fate gone, row gone: extend_lock raises Gone: EMQGONE" in out
+    offered = next(p for p in out.split("\n\n") if p.startswith("Fates: ")).splitlines()
+    assert offered[2] == f"2 gone, row gone, a member fate: {LESSON.fates['gone']}"
+    assert len(offered) == len(FATES) + 2 and offered[-1] == "Type a number, or Enter to go back."
+    assert f"Fate gone, row gone: {LESSON.fates['gone']} Held: " in out
+    assert "extend_lock raises Gone: EMQGONE" in out
     assert "Give gone to which member? 1 JOB01, now live; 2 JOB02, now stale;" in out
     steps = paragraphs(done)
     assert "JOB02 token 1 (gone)" in steps[-3]
     assert "Row check, HGET attempts: nil, fails." in steps[-1] and "Verdict: joins failed (gone)." in steps[-1]
+
+
+def test_f_offers_every_fate_the_tui_offers_and_a_whole_call_fate_gives_no_member(fake_store) -> None:
+    said, dive = dive_on(fake_store, "f\n10\n")
+    offered = _said(said, "Fates: ")[0].splitlines()
+    assert offered[1:-1] == [
+        f"{n} {fate.key}, {fate.title}, {'a member fate' if fate.member else 'a whole-call fate'}"
+        + (f" (unavailable here: {why})" if (why := unavailable_reason(fake_store, fate)) else "")
+        + f": {LESSON.fates[fate.key]}" for n, fate in enumerate(FATES, 1)]
+    ran = _said(said, "Fate bad-lease, ")
+    assert len(ran) == 1 and LESSON.fates["bad-lease"] in ran[0] and "As raw wire commands:" in ran[0]
+    assert not _said(said, "Give bad-lease to which member?")
+    assert said[-1].startswith("Step 0 of 4 on wire 4") and dive.session.fates == LESSON.batch
+
+
+def test_home_and_end(fake_store) -> None:
+    said, _ = dive_on(fake_store, "home\n\n\nend\nend\nhome\n")
+    assert "At the handle already; nothing was sent, so there is nothing to undo." in said
+    steps = _heads(_said(said, "Step "))
+    assert steps == ["Step 0 of 4 on wire 4", "Step 1 of 4 on wire 4", "Step 2 of 4 on wire 4",
+                     "Step 4 of 4 on wire 4", "Step 0 of 4 on wire 4"]
+    assert "The run is over already. home goes back to the handle." in said
+    assert "The atomic run agrees" in _said(said, "Step 4 of 4")[0]
+    assert _zset(fake_store, "active") == {job: FROZEN_MS + LESSON.claim_lease_ms for job in ("JOB01", "JOB02",
+                                                                                              "JOB03")}
 
 
 def test_f_with_no_choice_keeps_the_batch() -> None:

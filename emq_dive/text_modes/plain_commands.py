@@ -36,6 +36,8 @@ def _quit(dive: Dive, _key: str, _argument: str) -> None:
 COMMANDS: tuple[Command, ...] = (
     Command(("",), "forward", "Enter", "steps", plain_steps.forward),
     Command(("b",), "back", "b", "goes back", plain_steps.back),
+    Command(("home",), "home", "home", "goes back to the handle", plain_steps.home),
+    Command(("end",), "end", "end", "runs every remaining step", plain_steps.end),
     Command(("w",), "wire", "w", "switches the wire", plain_steps.wire),
     Command(("f",), "fates", "f", "gives a member a fate", plain_steps.fate),
     Command(("m",), "mode", "m", "switches the run mode, batch or singles", plain_moves.mode),

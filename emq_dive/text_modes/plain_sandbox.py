@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import lessons
-from ..fate_table import FATES
+from ..lessons import MEMBER_FATES
 from ..sandbox import (
     MAX_MEMBERS,
     SandboxBatch,
@@ -19,8 +19,6 @@ from ..sandbox import (
 )
 from .plain_state import Dive
 
-MEMBER_FATES = tuple(fate.key for fate in FATES if fate.member)
-"""The fates a member may be given, in the fate table's order (by key or by number)."""
 SHOWN = 20
 """Members ``l`` lists at a time."""
 HELP = ("l [N] lists the members (from member N), f N FATE gives member N a fate (its name or number: "

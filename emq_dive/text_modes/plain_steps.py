@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from ..fate_table import FATES
+from ..fates.availability import unavailable_reason
 from . import plain_lesson
 from .plain_state import Dive
 from .plain_words import compared_text, fate_text, question
-
-MEMBER_FATES = tuple(fate for fate in FATES if fate.member)
-"""The fates ``f`` offers: those a single member of the batch can be given."""
 
 
 def forward(dive: Dive, _key: str, _argument: str) -> None:
@@ -33,6 +31,23 @@ def back(dive: Dive, _key: str, _argument: str) -> None:
     dive.move(lambda: dive.session.goto(frame.step.index - 1))
 
 
+def home(dive: Dive, _key: str, _argument: str) -> None:
+    """Back to the handle, before anything was sent: every step undone in the store."""
+    if dive.current().step.index == 0:
+        dive.say("At the handle already; nothing was sent, so there is nothing to undo.")
+        return
+    dive.move(lambda: dive.session.goto(0))
+
+
+def end(dive: Dive, _key: str, _argument: str) -> None:
+    """Run every remaining step, and say where the run ends."""
+    frame = dive.current()
+    if frame.step.done:
+        dive.say("The run is over already. home goes back to the handle.")
+        return
+    dive.move(lambda: dive.session.goto(frame.step.count))
+
+
 def wire(dive: Dive, _key: str, _argument: str) -> None:
     """Run the batch on both wires from the start, then carry on on the other one."""
     session = dive.session
@@ -47,30 +62,41 @@ def wire(dive: Dive, _key: str, _argument: str) -> None:
 
 
 def fate(dive: Dive, _key: str, _argument: str) -> None:
-    """Pick a member fate by number, see the four verbs on it, then give it to a member or not."""
-    listed = "; ".join(f"{i} {fate.key}, {fate.title}" for i, fate in enumerate(MEMBER_FATES, 1))
-    answer = dive.ask(f"Fates: {listed}. Type a number, or Enter to go back.")
-    keys = [fate.key for fate in MEMBER_FATES]
+    """Pick a fate by number, as the TUI's picker offers them, see the verbs on it, then give it to a member or not."""
+    session = dive.session
+    descriptions = session.lesson.fates
+    offered = []
+    for number, each in enumerate(FATES, 1):
+        reason = unavailable_reason(session.store, each)
+        kind = "a member fate" if each.member else "a whole-call fate"
+        offered.append(f"{number} {each.key}, {each.title}, {kind}{f' (unavailable here: {reason})' if reason else ''}"
+                       f": {descriptions.get(each.key, '')}")
+    answer = dive.ask("\n".join(["Fates: each runs the single verb, the batch verb and both native commands on one "
+                                  "job, each from the same starting state.", *offered,
+                                  "Type a number, or Enter to go back."]))
+    keys = [each.key for each in FATES]
     chosen = keys.index(answer) if answer in keys else choice(answer, len(keys))
     if chosen is None:
         dive.say("No fate chosen.")
         return
-    key = MEMBER_FATES[chosen].key
-    session = dive.session
+    picked = FATES[chosen]
     with session.store.io():
-        ran, frame = session.run_fate(key)
+        ran, frame = session.run_fate(picked.key)
     dive.recorder.fate_ran(ran)
-    dive.say(fate_text(ran))
+    dive.say(fate_text(ran, descriptions.get(picked.key, "")))
     dive.frame = frame
+    if not picked.member:
+        dive.show(frame)
+        return
     members = "; ".join(f"{i} {job}, now {fate}" for i, ((job, _), fate) in
                         enumerate(zip(frame.held, frame.fates, strict=True), 1))
-    index = choice(dive.ask(f"Give {key} to which member? {members}. Type a number, or Enter to keep the batch "
-                            "as it is."), len(frame.held))
+    index = choice(dive.ask(f"Give {picked.key} to which member? {members}. Type a number, or Enter to keep the "
+                            "batch as it is."), len(frame.held))
     if index is None:
         dive.say("The batch is as it was.")
         dive.show(frame)
         return
-    dive.move(lambda: session.apply(index, key))
+    dive.move(lambda: session.apply(index, picked.key))
 
 
 def lesson(dive: Dive, _key: str, argument: str) -> None:

@@ -66,10 +66,19 @@ def compared_text(compared: WireCompare) -> str:
     return " ".join(["Both wires ran the batch from the same start.", *said])
 
 
-def fate_text(run: FateRun) -> str:
-    """A fate's four verbs in one paragraph."""
+def fate_text(run: FateRun, description: str = "") -> str:
+    """A fate's verbs in one paragraph: the lesson's words on it, the held list, each verb's answer, raw ones too."""
     said = [f"Fate {run.fate.key}, {run.fate.title}:"]
+    if description:
+        said.append(description)
+    if run.held:
+        said.append("Held: " + ", ".join(f"{job} token {token}" if token is not None else f"{job} (no token)"
+                                         for job, token in run.held) + ".")
     said += [f"{answer.verb} {answer.unavailable or answer.summary(8)}." for answer in run.answers]
+    if run.raw_answers:
+        said.append("As raw wire commands:")
+        said += [f"{answer.verb} on wire {answer.wire} {answer.unavailable or answer.summary(8)}."
+                 for answer in run.raw_answers]
     if run.note:
         said.append(f"Note: {run.note}.")
     return " ".join(said)
