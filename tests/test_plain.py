@@ -489,3 +489,19 @@ def test_a_lesson_table_list_and_code_become_plain_lines() -> None:
     assert plain_lesson.paragraphs(markdown) == [
         "Say ZADD now:", "1. one", "2. two", "- a", "- b", "Code:", "    KEYS a b", "End of code.",
         "A table, row by row:", "ids: single: one; batch: many."]
+
+
+def test_s_v_and_o_say_the_store_the_wire_and_the_code_panes(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\n\n\ns\nv\no\n")
+    frame = dive.current()
+    store = _said(said, "The store, members 1 to 4 of 4:")[0]
+    active = _zset(fake_store, "active")
+    assert f"Active holds {len(active)}:" in store and "JOB04 not a member" in store
+    assert f"JOB01 now+{LESSON.lease_ms}" in store and active["JOB01"] == FROZEN_MS + LESSON.lease_ms
+    assert f"Pending holds 1: {', '.join(_pending(fake_store))}." in store
+    assert "JOB02 attempts 2" in store
+    calls = _said(said, f"Step 4 sent {len(frame.step.calls)} command")[0]
+    assert "ZSCORE" in calls and f"line {frame.step.calls[0].line} of extend_locks.lua:" in calls
+    code = _said(said, "This step ran extend_locks.lua, lines ")[0]
+    source = (Path(__file__).parent.parent / "emq_dive" / "echo_mq" / "scripts" / "extend_locks.lua").read_text()
+    assert code.endswith(f"Its line {frame.step.focus}: {source.splitlines()[frame.step.focus - 1].strip()}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from . import plain_moves, plain_sandbox, plain_steps, plain_tools
+from . import plain_moves, plain_panes, plain_sandbox, plain_steps, plain_tools
 from .plain_state import Dive
 
 Handler = Callable[[Dive, str, str], None]
@@ -48,6 +48,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
+    Command(("s",), "store", "s", "says the store", plain_panes.store),
+    Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
+    Command(("o",), "code", "o", "says the code this step ran", plain_panes.code),
     Command(("l",), "lesson", "l [N]", "lists the lesson's sections or reads section N", plain_steps.lesson),
     Command(("]", "["), "section", "] or [", "reads the next or previous section", plain_steps.browse),
     Command(("h", "?"), "help", "h", "is this help", _help),
