@@ -23,7 +23,7 @@ from emq_dive.fates.availability import unavailable_reason
 from emq_dive.lessons import load
 from emq_dive.session import Session
 from emq_dive.stepper import Check
-from emq_dive.text_modes import plain_lesson
+from emq_dive.text_modes import plain_lesson, plain_sandbox
 from emq_dive.text_modes.plain import Bold, NoStyle, PlainDive, style_for
 from emq_dive.text_modes.plain_commands import COMMANDS, help_text
 from emq_dive.text_modes.transcript import Recorder
@@ -323,6 +323,12 @@ def test_m_runs_the_held_list_as_singles_and_back(fake_store) -> None:
     assert dive.session.run_mode == "batch" and dive.current().played.mode == "batch"
 
 
+def test_m_at_the_handle_says_no_call_has_read_the_clock_yet(fake_store) -> None:
+    said, _ = dive_on(fake_store, "m\n")
+    assert said[-1] == "Clock reads, one per call: 0 so far (none yet: each call reads TIME when it runs), spread " \
+                       "0 ms; a batch reads TIME once. Raised: 0 of 0 calls, each its own error."
+
+
 def test_g_runs_the_what_if_that_resurrects_the_reaped_member(fake_store) -> None:
     said, dive = dive_on(fake_store, "g\n\n\n\n\n")
     assert "Run mode: guard off (what-if). The batch ran again from its start to step 0." in said
@@ -412,6 +418,18 @@ def test_e_edits_the_batch_checks_each_edit_and_runs_it_on_the_store(fake_store)
                                "JOB02 token 1 (gone), JOB03 token 7 (live), JOB01 token 1 (live).")
     assert fake_store.client.exists(keyspace.job_key(fake_store.queue, "JOB02")) == 0  # set up gone, for real
     assert dive.session.held == (("JOBX", 1), ("JOB02", 1), ("JOB03", 7), ("JOB01", 1))
+
+
+def test_e_sets_the_lease_the_size_and_the_order(fake_store) -> None:
+    said, dive = dive_on(fake_store, "e\nh\nlease 0\nlease 5000\nn 12\nv 12 1\nl 21\nn 2\nr\n")
+    assert plain_sandbox.HELP in said
+    assert _said(said, "Refused, nothing changed: ")[0].startswith("Refused, nothing changed: lease_ms")
+    assert "member count set · 12 members, lease_ms 5,000; r runs it." in said
+    listed = _said(said, "The sandbox batch: 12 members, lease_ms 5,000. ")
+    assert listed == ["The sandbox batch: 12 members, lease_ms 5,000. 12 JOB11, live, token claimed."]
+    assert dive.session.lesson.lease_ms == 5000 and [job for job, _ in dive.session.held] == ["JOB12", "JOB01"]
+    assert said[-1].startswith("Step 0 of 2 on wire 4: the handle built the command for JOB12 token 1 (live), "
+                               "JOB01 token 1 (live).")
 
 
 def test_e_saves_the_batch_as_a_lesson_and_c_leaves_the_run_as_it_was(fake_store, tmp_path: Path,

@@ -88,6 +88,8 @@ class Sandbox:
         if command == "l":
             start = int(at[0]) - 1 if at[0].isdigit() and int(at[0]) >= 1 else 0
             self.dive.say(listing(batch, min(start, max(len(batch.members) - 1, 0))))
+        elif command in ("h", "?"):
+            self.dive.say(HELP)
         elif command == "s":
             self.save(" ".join(args))
         elif command in edits:

@@ -100,9 +100,9 @@ def mode_text(frame: Frame) -> list[str]:
     if played.mode == "guard-off":
         return [] if step.notes else [f"Guard off (what-if): this run steps {step.code}, the batch script without "
                                       f"its line {REMOVED_TEXT}, so no ZSCORE check guards a reaped member."]
-    if not step.members or step.index == 0:
+    if not step.members:
         return []
-    reads = ", ".join(map(str, step.clocks)) or "none yet"
+    reads = ", ".join(map(str, step.clocks)) or "none yet: each call reads TIME when it runs"
     calls = min(step.index, len(step.members))
     raised = ", ".join(step.members[index].id for index in step.raised)
     return [f"Clock reads, one per call: {len(step.clocks)} so far ({reads}), spread {step.spread} ms; a batch "
