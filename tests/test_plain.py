@@ -523,3 +523,20 @@ def test_s_v_and_o_say_the_store_the_wire_and_the_code_panes(fake_store) -> None
     code = _said(said, "This step ran extend_locks.lua, lines ")[0]
     source = (Path(__file__).parent.parent / "emq_dive" / "echo_mq" / "scripts" / "extend_locks.lua").read_text()
     assert code.endswith(f"Its line {frame.step.focus}: {source.splitlines()[frame.step.focus - 1].strip()}")
+
+
+def test_c_says_a_failed_measurement_and_the_dive_goes_on(fake_store) -> None:
+    server = fake_store.client.connection_pool.connection_kwargs["server"]
+    said, dive = dive_on(fake_store, "\n")
+    dive._lines = iter(["c 1\n", "\n"])
+    out = io.StringIO()
+    dive.out = out
+    server.connected = False  # the store goes away under the measurement
+    try:
+        dive.answer(dive.read() or "")
+    finally:
+        server.connected = True
+    dive.answer(dive.read() or "")
+    said = out.getvalue().split("\n\n")
+    assert said[1].startswith("The measurement failed: ConnectionError:") and said[1].endswith("The dive goes on.")
+    assert said[2].startswith("Step 2 of 4 on wire 4: member 2 of 4, JOB02")

@@ -81,6 +81,8 @@ def _blocks(tokens: Sequence[Token]) -> list[str]:
         elif kind == "inline":
             out.append((mark or "  " * len(lists)) + _inline(token))
             mark = ""
+        elif kind == "html_block":
+            out.append(token.content.strip())
         elif kind in ("fence", "code_block"):
             out.append("Code:")
             out += ["    " + line for line in token.content.rstrip("\n").split("\n")]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import redis
+
 from .. import cost
 from ..sandbox import MAX_MEMBERS
 from .plain_state import Dive
@@ -25,9 +27,13 @@ def measure(dive: Dive, _key: str, argument: str) -> None:
     dive.say(f"The cost of one lease, measured now on {store.description}: extends "
              f"{', '.join(f'{n:,}' for n in counts)} leases as one batch, as N single calls, and {native}, on a "
              "scratch queue of its own that is deleted afterwards; the dive's keys stay as they were. Measuring…")
-    with store.io():
-        costs = cost.measure(store, counts, dive.session.lesson.lease_ms, store.description, store.native_reason,
-                             clock=dive.clock)
+    try:
+        with store.io():
+            costs = cost.measure(store, counts, dive.session.lesson.lease_ms, store.description, store.native_reason,
+                                 clock=dive.clock)
+    except redis.RedisError as error:  # as the cost view says it; its scratch queue is deleted either way
+        dive.say(f"The measurement failed: {type(error).__name__}: {error}. The dive goes on.")
+        return
     scale = "µs per lease, client round trip included, best of the runs, on this machine, not a reference"
     dive.say("\n".join([f"Measured on {costs.backend}, {scale}:", *cost_text(costs)]))
 
