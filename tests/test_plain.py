@@ -540,3 +540,15 @@ def test_c_says_a_failed_measurement_and_the_dive_goes_on(fake_store) -> None:
     said = out.getvalue().split("\n\n")
     assert said[1].startswith("The measurement failed: ConnectionError:") and said[1].endswith("The dive goes on.")
     assert said[2].startswith("Step 2 of 4 on wire 4: member 2 of 4, JOB02")
+
+
+def test_t_says_the_batch_table_as_far_as_the_run_has_read(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\nt\ne\nn 30\nr\nt 21\n")
+    table = _said(said, "The batch at step 2, 4 members: ")[0]
+    assert 'JOB02, token 1: row "2", passes; token "2" is not the token "1", fails; in active not evaluated; ' \
+           "verdict joins failed (stale)." in table
+    assert table.endswith("3 JOB03, token 1: verdict waiting. 4 JOB04, token 1: verdict waiting.")
+    assert len(dive.current().step.members) == 30
+    paged = _said(said, "The batch at step 0, 30 members: ")
+    assert paged == ["The batch at step 0, 30 members: " + ". ".join(
+        f"{n} JOB{n:02d}, token 1: verdict waiting" for n in range(21, 31)) + "."]

@@ -48,6 +48,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
+    Command(("t",), "batch", "t [N]", "says the batch table (from member N)", plain_panes.batch),
     Command(("s",), "store", "s", "says the store", plain_panes.store),
     Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
     Command(("o",), "code", "o", "says the code this step ran", plain_panes.code),

@@ -1,4 +1,4 @@
-"""The plain mode's reading of the TUI's panes: the store (s), this step's calls on the wire (v), the code (o)."""
+"""The plain mode's reading of the TUI's panes: the batch (t), the store (s), the wire's calls (v), the code (o)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,24 @@ from .plain_state import Dive
 PACKAGE = Path(__file__).resolve().parent.parent
 CODE = {"jobs.py": PACKAGE / "echo_mq" / "jobs.py", "native.py": PACKAGE / "echo_mq" / "native.py"}
 """Where a step's ``code`` file lives, beside the scripts directory that holds every ``.lua``."""
+
+
+SHOWN = 20
+"""Members ``t`` says at a time."""
+
+
+def batch_text(frame: Frame, start: int = 0) -> str:
+    """What the batch table shows: each member's three checks as read so far, in the code's order, and its verdict."""
+    step = frame.step
+    members = step.members
+    start = max(0, min(start, len(members) - 1))
+    said = []
+    for member in members[start:start + SHOWN]:
+        row, token, active, verdict = words.checks(member, step.now)
+        checks = f"row {row}; token {token}; in active {active}; " if member.ran else ""
+        said.append(f"{member.index + 1} {member.id}, token {member.token}: {checks}verdict {verdict or 'none'}")
+    more = f" t {start + SHOWN + 1} says on." if start + SHOWN < len(members) else ""
+    return f"The batch at step {step.index}, {len(members):,} members: " + ". ".join(said) + f".{more}"
 
 
 def store_text(frame: Frame) -> str:
@@ -66,6 +84,11 @@ def code_text(frame: Frame) -> str:
     if focus is not None and 1 <= focus <= len(lines):
         said += f" Its line {focus}: {lines[focus - 1].strip()}"
     return said
+
+
+def batch(dive: Dive, _key: str, argument: str) -> None:
+    """Say the batch table, 20 members at a time (``t N`` from member N)."""
+    dive.say(batch_text(dive.current(), int(argument) - 1 if argument.isdigit() else 0))
 
 
 def store(dive: Dive, _key: str, _argument: str) -> None:
