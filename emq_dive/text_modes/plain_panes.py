@@ -27,7 +27,7 @@ def batch_text(frame: Frame, start: int = 0) -> str:
     said = []
     for member in members[start:start + SHOWN]:
         row, token, active, verdict = words.checks(member, step.now)
-        checks = f"row {row}; token {token}; in active {active}; " if member.ran else ""
+        checks = f"row {row}; token {token}; in active {active}; " if any((row, token, active)) else ""
         said.append(f"{member.index + 1} {member.id}, token {member.token}: {checks}verdict {verdict or 'none'}")
     more = f" t {start + SHOWN + 1} says on." if start + SHOWN < len(members) else ""
     return f"The batch at step {step.index}, {len(members):,} members: " + ". ".join(said) + f".{more}"
