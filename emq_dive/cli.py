@@ -64,7 +64,7 @@ def _lesson_parser() -> argparse.ArgumentParser:
                             "and the agreement check")
     modes.add_argument("--plain", action="store_true",
                        help="step the dive as plain lines of text read from stdin (for screen readers and pipes): "
-                            "Enter steps, b back, w wire, f fate, x [FILE] transcript, h help, q quits")
+                            "Enter steps, h lists every command (each TUI move has one), q quits")
     parser.add_argument("--step", type=_step_number, default=0, metavar="K",
                         help="open at step K, in the TUI, the screenshot or --plain: 0 is the handle, then one step "
                              "per member (at least one); wire 6 adds the write pass")

@@ -3,6 +3,7 @@ a lesson file the course loads."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -143,6 +144,62 @@ def from_lesson(lesson: lessons.Lesson) -> SandboxBatch:
         width = max(2, len(str(len(lesson.batch))))
         members = tuple(SandboxMember(job_id(n, width), fate) for n, fate in enumerate(lesson.batch, start=1))
     return SandboxBatch(members, lesson.lease_ms)
+
+
+def current_batch(lesson: lessons.Lesson, held: tuple[tuple[str, int], ...], fates: tuple[str, ...]) -> SandboxBatch:
+    """The batch the dive runs: its ids and fates, with the tokens the lesson names (else the claimed ones)."""
+    if not held or len(held) != len(fates):
+        return from_lesson(lesson)
+    tokens = {m.id: m.token for m in lesson.members}
+    members = tuple(SandboxMember(job, fate, tokens.get(job)) for (job, _), fate in zip(held, fates, strict=True))
+    return SandboxBatch(members, lesson.lease_ms)
+
+
+def resized(batch: SandboxBatch, text: str) -> SandboxBatch:
+    """``batch`` cut or grown (with live members under unused course ids) to the member count ``text`` names."""
+    text = text.strip()
+    if not text.isdigit():
+        raise SandboxError(f"the member count must be a whole number, not {text!r}")
+    count = int(text)
+    if count < 1:
+        raise SandboxError("a batch needs at least one member")
+    if count > MAX_MEMBERS:
+        raise SandboxError(f"a batch may hold at most {MAX_MEMBERS:,} members, not {count:,}")
+    members = list(batch.members[:count])
+    used = {member.id for member in members}
+    width, number = max(2, len(str(count))), 0
+    while len(members) < count:
+        number += 1
+        if job_id(number, width) not in used:
+            members.append(SandboxMember(job_id(number, width), "live"))
+            used.add(members[-1].id)
+    return SandboxBatch(tuple(members), batch.lease_ms)
+
+
+def default_save_path(stem: str = "sandbox") -> Path:
+    """A new lesson file: in the lessons directory when it is writable, else the working directory."""
+    folder = lessons.lessons_dir()
+    if not (folder.is_dir() and os.access(folder, os.W_OK)):
+        folder = Path.cwd()
+    number = 1
+    while (folder / f"{stem}-{number}.toml").exists():
+        number += 1
+    return folder / f"{stem}-{number}.toml"
+
+
+def save_target(text: str) -> Path:
+    """Where the learner's answer ``text`` saves: a bare name goes to the default folder, ``.toml`` is added."""
+    text = text.strip()
+    if not text:
+        raise SandboxError("give a file name, such as my-dive.toml")
+    path = Path(text).expanduser()
+    if path.suffix == "":
+        path = path.with_suffix(".toml")
+    if len(path.parts) == 1:
+        path = default_save_path().parent / path
+    if path.exists():
+        raise SandboxError(f"{path} exists already; choose another name (the sandbox never overwrites a lesson)")
+    return path
 
 
 class ForgetfulStore(StoreLike, Protocol):

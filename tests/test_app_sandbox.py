@@ -12,9 +12,10 @@ from textual.binding import Binding
 
 from emq_dive import lessons
 from emq_dive.app import make_app
+from emq_dive.sandbox import current_batch
 from emq_dive.screens.cost import CostView
 from emq_dive.screens.help import HELP
-from emq_dive.screens.sandbox import SandboxEditor, current_batch
+from emq_dive.screens.sandbox import SandboxEditor
 from emq_dive.session import Session
 from emq_dive.text_modes.transcript import default_name
 from tests.tui_support import (

@@ -11,18 +11,25 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import require_server
+from conftest import FROZEN, require_server
 from test_cli import ROOT
 from test_transcript import assert_nothing_left, url_server  # noqa: F401 - url_server is a fixture
 
+from emq_dive import lessons
 from emq_dive.cli import output_problem
 from emq_dive.echo_mq import keyspace
+from emq_dive.fate_table import FATES
+from emq_dive.fates.availability import unavailable_reason
 from emq_dive.lessons import load
 from emq_dive.session import Session
+from emq_dive.stepper import Check
+from emq_dive.text_modes import plain_lesson, plain_sandbox
 from emq_dive.text_modes.plain import Bold, NoStyle, PlainDive, style_for
+from emq_dive.text_modes.plain_commands import COMMANDS, help_text
 from emq_dive.text_modes.transcript import Recorder
 
 LESSON = load("batches-03")
+FROZEN_MS = int(FROZEN * 1000)
 
 
 def plain(keys: str, *args: str, tmp: Path | None = None, env: dict[str, str] | None = None
@@ -80,14 +87,30 @@ def test_back_undoes_a_step_and_says_so_at_the_handle() -> None:
 def test_an_unknown_command_gets_one_line_of_help_and_the_dive_goes_on() -> None:
     done = plain("zz\n\nq\n")
     unknown = [line for line in done.stdout.splitlines() if "zz" in line]
-    assert unknown == ["Unknown command 'zz'. Enter steps, b goes back, w switches the wire, f gives a member a "
-                       "fate, x [FILE] writes the transcript, h is this help, q quits."]
+    assert unknown == [f"Unknown command 'zz'. {help_text()}"]
     assert _heads(paragraphs(done)) == ["Step 0 of 4 on wire 4", "Step 1 of 4 on wire 4"]
 
 
-def test_h_says_the_keys() -> None:
+def test_h_says_every_command_of_the_one_table() -> None:
     done = plain("h\nq\n")
-    assert done.stdout.count("Enter steps, b goes back") == 2  # the greeting and h
+    said = next(p for p in done.stdout.split("\n\n") if p.startswith("Enter steps, b goes back"))
+    assert said == help_text()
+    for command in COMMANDS:
+        assert f"{command.usage} {command.words}" in said
+    typed = {key for command in COMMANDS for key in command.keys}
+    assert {"", "b", "w", "f", "m", "g", "k", "p", "1", "6", "e", "c", "x", "l", "[", "]", "h", "q"} <= typed
+    assert {command.action for command in COMMANDS} >= {"forward", "mode", "guard", "reap", "predict", "guess",
+                                                        "sandbox", "cost", "transcript", "section", "lesson"}
+
+
+def test_the_plain_cli_reaches_the_learner_moves() -> None:
+    """Through the real stdin of ``emq-dive … --plain``: m, p and a digit all reach the session."""
+    done = plain("m\n\np\n1\nq\n", "--backend", "fakeredis")
+    steps = paragraphs(done)
+    assert _heads(steps)[1:] == ["Step 0 of 4 on wire 4", "Step 1 of 4 on wire 4", "Step 2 of 4 on wire 4"]
+    assert steps[1].startswith("Step 0 of 4 on wire 4 (singles · extend_lock ×4):")
+    assert "Predict mode on" in done.stdout
+    assert "JOB02: you said re-scored, wrong: stale token decided it." in done.stdout
 
 
 def test_w_compares_both_wires_and_carries_on_on_wire_6() -> None:
@@ -107,13 +130,40 @@ def test_w_compares_both_wires_and_carries_on_on_wire_6() -> None:
 def test_f_lists_the_member_fates_runs_the_verbs_and_gives_one_to_a_member() -> None:
     done = plain("f\n2\n2\n\n\nq\n")
     out = done.stdout
-    assert "Fates: 1 live, live lease; 2 gone, row gone; 3 stale, stale token; 4 reaped, reaped to pending; " \
-           "5 wrongtype, WRONGTYPE row mid-batch; 6 lane, lane job (has a group)." in out
-    assert "Fate gone, row gone: extend_lock raises Gone: EMQGONE" in out
+    offered = next(p for p in out.split("\n\n") if p.startswith("Fates: ")).splitlines()
+    assert offered[2] == f"2 gone, row gone, a member fate: {LESSON.fates['gone']}"
+    assert len(offered) == len(FATES) + 2 and offered[-1] == "Type a number, or Enter to go back."
+    assert f"Fate gone, row gone: {LESSON.fates['gone']} Held: " in out
+    assert "extend_lock raises Gone: EMQGONE" in out
     assert "Give gone to which member? 1 JOB01, now live; 2 JOB02, now stale;" in out
     steps = paragraphs(done)
     assert "JOB02 token 1 (gone)" in steps[-3]
     assert "Row check, HGET attempts: nil, fails." in steps[-1] and "Verdict: joins failed (gone)." in steps[-1]
+
+
+def test_f_offers_every_fate_the_tui_offers_and_a_whole_call_fate_gives_no_member(fake_store) -> None:
+    said, dive = dive_on(fake_store, "f\n10\n")
+    offered = _said(said, "Fates: ")[0].splitlines()
+    assert offered[1:-1] == [
+        f"{n} {fate.key}, {fate.title}, {'a member fate' if fate.member else 'a whole-call fate'}"
+        + (f" (unavailable here: {why})" if (why := unavailable_reason(fake_store, fate)) else "")
+        + f": {LESSON.fates[fate.key]}" for n, fate in enumerate(FATES, 1)]
+    ran = _said(said, "Fate bad-lease, ")
+    assert len(ran) == 1 and LESSON.fates["bad-lease"] in ran[0] and "As raw wire commands:" in ran[0]
+    assert not _said(said, "Give bad-lease to which member?")
+    assert said[-1].startswith("Step 0 of 4 on wire 4") and dive.session.fates == LESSON.batch
+
+
+def test_home_and_end(fake_store) -> None:
+    said, _ = dive_on(fake_store, "home\n\n\nend\nend\nhome\n")
+    assert "At the handle already; nothing was sent, so there is nothing to undo." in said
+    steps = _heads(_said(said, "Step "))
+    assert steps == ["Step 0 of 4 on wire 4", "Step 1 of 4 on wire 4", "Step 2 of 4 on wire 4",
+                     "Step 4 of 4 on wire 4", "Step 0 of 4 on wire 4"]
+    assert "The run is over already. home goes back to the handle." in said
+    assert "The atomic run agrees" in _said(said, "Step 4 of 4")[0]
+    assert _zset(fake_store, "active") == {job: FROZEN_MS + LESSON.claim_lease_ms for job in ("JOB01", "JOB02",
+                                                                                              "JOB03")}
 
 
 def test_f_with_no_choice_keeps_the_batch() -> None:
@@ -232,3 +282,273 @@ def test_a_reader_that_stops_early_ends_the_plain_mode_quietly(tmp_path: Path) -
     _, err = proc.communicate(b"\n" * 6 + b"q\n", timeout=60)
     assert proc.returncode == 0, err.decode()
     assert b"Traceback" not in err
+
+
+# -- in one process: each learner move, against the frozen store ------------------------------------------------
+
+
+def dive_on(store, lines: str, wire: int = 4, clock=None) -> tuple[list[str], PlainDive]:
+    """Run the plain mode on ``store`` with ``lines`` as its stdin; its paragraphs and the dive."""
+    out = io.StringIO()
+    extra = {} if clock is None else {"clock": clock}
+    dive = PlainDive(Session(store, LESSON, wire=wire), out, NoStyle(), Recorder(LESSON.heading, store.description),
+                     output_problem, **extra)
+    assert dive.run(iter(lines.splitlines(keepends=True))) == 0
+    return [p for p in out.getvalue().split("\n\n") if p], dive
+
+
+def _said(said: list[str], start: str) -> list[str]:
+    return [p for p in said if p.startswith(start)]
+
+
+def _zset(store, name: str) -> dict[str, float]:
+    return {k.decode(): v for k, v in store.client.zrange(keyspace.queue_key(store.queue, name), 0, -1,
+                                                          withscores=True)}
+
+
+def _pending(store) -> list[str]:
+    return [job.decode() for job in store.client.lrange(keyspace.queue_key(store.queue, "pending"), 0, -1)]
+
+
+def test_m_runs_the_held_list_as_singles_and_back(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\nm\nm\n")
+    assert said.count("Run mode: singles · extend_lock ×4. The batch ran again from its start to step 2.") == 1
+    singles = _said(said, "Step 2 of 4 on wire 4 (singles · extend_lock ×4):")
+    assert len(singles) == 1
+    clocks = _said(said, "Clock reads, one per call: 2 so far")
+    assert clocks == [f"Clock reads, one per call: 2 so far ({FROZEN_MS}, {FROZEN_MS}), spread 0 ms; a batch reads "
+                      "TIME once. Raised: 1 of 2 calls, each its own error: JOB02."]
+    assert "Run mode: batch · extend_locks. The batch ran again from its start to step 2." in said
+    assert said[-1].startswith("Step 2 of 4 on wire 4: member 2")  # back to the batch: no mode in the head
+    assert dive.session.run_mode == "batch" and dive.current().played.mode == "batch"
+
+
+def test_m_at_the_handle_says_no_call_has_read_the_clock_yet(fake_store) -> None:
+    said, _ = dive_on(fake_store, "m\n")
+    assert said[-1] == "Clock reads, one per call: 0 so far (none yet: each call reads TIME when it runs), spread " \
+                       "0 ms; a batch reads TIME once. Raised: 0 of 0 calls, each its own error."
+
+
+def test_g_runs_the_what_if_that_resurrects_the_reaped_member(fake_store) -> None:
+    said, dive = dive_on(fake_store, "g\n\n\n\n\n")
+    assert "Run mode: guard off (what-if). The batch ran again from its start to step 0." in said
+    last = said[-1]
+    assert last.startswith("Step 4 of 4 on wire 4 (guard off (what-if)):")
+    assert "member 4 of 4, JOB04" in last and "Verdict: re-scored to" in last
+    assert "JOB04" in _zset(fake_store, "active") and "JOB04" in _pending(fake_store)  # in both: resurrected
+    assert dive.current().step.code == "extend_locks_no_guard.lua"
+    assert any(p.startswith("Guard off (what-if): this run steps extend_locks_no_guard.lua") for p in said)
+
+
+def test_g_is_refused_in_singles_and_g_again_puts_the_guard_back(fake_store) -> None:
+    said, dive = dive_on(fake_store, "m\ng\nm\ng\ng\n")
+    assert "Not here: the what-if is for the batch script: guard off runs extend_locks.lua on wire 4 only. " \
+           "Nothing changed." in said
+    assert said.count("Run mode: guard off (what-if). The batch ran again from its start to step 0.") == 1
+    assert said[-2] == "Run mode: batch · extend_locks. The batch ran again from its start to step 0."
+    assert not dive.session.guard_off
+
+
+def test_g_on_wire_6_is_refused(fake_store) -> None:
+    said, dive = dive_on(fake_store, "g\n", wire=6)
+    assert any(p.startswith("Not here: the what-if is for the batch script") for p in said)
+    assert dive.current().played.mode == "batch"
+
+
+def test_k_races_a_reaper_that_waits_for_the_batch_and_lands_after_it(fake_store) -> None:
+    said, _ = dive_on(fake_store, "\nk\n\n\n\nk\n")
+    asked = _said(said, "The reaper: ")
+    assert asked[0].startswith("The reaper: the reaper finds JOB02's lease lapsed") or \
+        asked[0].startswith("The reaper: the reaper finds JOB03's lease lapsed")
+    job = re.search(r"finds (JOB\d+)'s", asked[0]).group(1)
+    race = _said(said, "The race at this step: ")
+    assert race and "reaper: the reaper lands" in race[-1] and job in race[-1]
+    assert asked[-1] == "The reaper: the run is over: step back to race the reaper against the holder."
+    landed = re.search(r"reaper: the reaper lands: ([^;]*)", race[-1]).group(1)
+    moved = "moved" in landed and "to pending" in landed
+    assert (job in _pending(fake_store)) == moved and (job in _zset(fake_store, "active")) != moved
+
+
+def test_k_in_singles_lands_between_two_calls_and_the_next_call_answers_not_active(fake_store) -> None:
+    said, dive = dive_on(fake_store, "m\n\n\nk\n\n")
+    assert "JOB03" in _said(said, "The reaper: the reaper finds")[0]
+    race = _said(said, "The race at this step: ")[-1]
+    assert "reaper: the reaper lands: JOB03's score was still" in race and "moved JOB03 to pending" in race
+    assert "JOB03" not in _zset(fake_store, "active") and "JOB03" in _pending(fake_store)
+    assert "EMQNOTACTIVE" in race  # the holder's call on JOB03, in the store's own words
+    step = _said(said, "Step 3 of 4 on wire 4 (singles · extend_lock ×4): member 3 of 4, JOB03")
+    assert len(step) == 1 and "Active check, ZSCORE: nil, fails." in step[0]
+    assert dive.current().played.race[-1].actor == "holder"
+
+
+def test_p_asks_before_each_member_and_scores_the_run(fake_store) -> None:
+    said, dive = dive_on(fake_store, "p\n\n1\n6\n3\n1\n1\n")
+    assert said[2].startswith("Predict mode on: before each member's step you say what will decide it. Predict: "
+                              "what will the next step decide for JOB01? 1 re-scored; 2 no row; 3 stale token; "
+                              "4 not in active; 5 WRONGTYPE. Type its number.")
+    assert said[3].startswith("The step waits for your guess.")  # Enter does not step without a guess
+    assert _heads(_said(said, "Step "))[1:] == [f"Step {k} of 4 on wire 4" for k in range(1, 5)]
+    assert "JOB01: you said re-scored, right: re-scored decided it. Predicted 1 of 1 so far." in said
+    assert any(p.startswith("'6' is no choice, so the step waits for a guess: choose 1 to 5") for p in said)
+    assert "JOB02: you said stale token, right: stale token decided it. Predicted 2 of 2 so far." in said
+    assert "Score: 3 of 4 predictions right." in said
+    assert f"Missed JOB04: you said re-scored, but not in active: {Check.NOT_ACTIVE.explains}." in said
+    assert dive.current().played.score == (3, 4)
+
+
+def test_p_on_wire_6_offers_the_refused_command_and_p_again_stops(fake_store) -> None:
+    said, dive = dive_on(fake_store, "p\np\n\n", wire=6)
+    assert "6 refused" in said[2]
+    assert "Predict mode off; the guesses made stay with their run." in said
+    assert said[-1].startswith("Step 1 of 5 on wire 6")  # Enter steps again without a question
+    assert not dive.current().played.predicting
+
+
+def test_e_edits_the_batch_checks_each_edit_and_runs_it_on_the_store(fake_store) -> None:
+    said, dive = dive_on(fake_store, "e\nf 2 gone\nt 3 7\ni 1 JOBX\na\nd 4\nf 1 nope\ni 2 bad:id\nl\nr\n")
+    assert any(p.startswith("The sandbox: edit the batch, then r runs it from step 0 on the live store.") for p in said)
+    assert "fate set · 4 members, lease_ms 30,000; r runs it." in said
+    assert "added · 5 members, lease_ms 30,000; r runs it." in said
+    assert "removed · 4 members, lease_ms 30,000; r runs it." in said
+    refused = _said(said, "Refused, nothing changed: ")
+    assert len(refused) == 2 and "'nope' is not a member fate" in refused[0] and "ill-formed" in refused[1]
+    assert "The sandbox batch: 4 members, lease_ms 30,000. 1 JOBX, live, token claimed; 2 JOB02, gone, token " \
+           "claimed; 3 JOB03, live, token 7; 4 JOB01, live, token claimed." in said
+    assert said[-1].startswith("Step 0 of 4 on wire 4: the handle built the command for JOBX token 1 (live), "
+                               "JOB02 token 1 (gone), JOB03 token 7 (live), JOB01 token 1 (live).")
+    assert fake_store.client.exists(keyspace.job_key(fake_store.queue, "JOB02")) == 0  # set up gone, for real
+    assert dive.session.held == (("JOBX", 1), ("JOB02", 1), ("JOB03", 7), ("JOB01", 1))
+
+
+def test_e_sets_the_lease_the_size_and_the_order(fake_store) -> None:
+    said, dive = dive_on(fake_store, "e\nh\nlease 0\nlease 5000\nn 12\nv 12 1\nl 21\nn 2\nr\n")
+    assert plain_sandbox.HELP in said
+    assert _said(said, "Refused, nothing changed: ")[0].startswith("Refused, nothing changed: lease_ms")
+    assert "member count set · 12 members, lease_ms 5,000; r runs it." in said
+    listed = _said(said, "The sandbox batch: 12 members, lease_ms 5,000. ")
+    assert listed == ["The sandbox batch: 12 members, lease_ms 5,000. 12 JOB11, live, token claimed."]
+    assert dive.session.lesson.lease_ms == 5000 and [job for job, _ in dive.session.held] == ["JOB12", "JOB01"]
+    assert said[-1].startswith("Step 0 of 2 on wire 4: the handle built the command for JOB12 token 1 (live), "
+                               "JOB01 token 1 (live).")
+
+
+def test_e_saves_the_batch_as_a_lesson_and_c_leaves_the_run_as_it_was(fake_store, tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    monkeypatch.setattr(lessons, "lessons_dir", lambda: tmp_path)
+    target = tmp_path / "mine.toml"
+    said, dive = dive_on(fake_store, f"\ne\nf 4 wrongtype\nd 9\ns {target}\ns {target}\ns\nc\n")
+    assert f"Saved {target}: emq-dive list shows it and emq-dive mine opens it." in said
+    assert any(p.startswith(f"Not saved: {target} exists already") for p in said)
+    assert f"Saved {tmp_path / 'sandbox-1.toml'}: emq-dive list shows it and emq-dive sandbox-1 opens it." in said
+    assert "Refused, nothing changed: there is no member 9: the batch has 4." in said
+    assert lessons.load_file(target).batch == ("live", "stale", "live", "wrongtype")
+    assert said[-1] == "Left the sandbox; the run is as it was."
+    assert dive.session.fates == LESSON.batch and dive.current().step.index == 1
+
+
+def test_c_measures_the_cost_live_and_leaves_the_dives_keys(fake_store) -> None:
+    ticks = iter(range(10**6))
+    said, dive = dive_on(fake_store, "\n", clock=lambda: float(next(ticks)))
+    before = {key: fake_store.client.type(key) for key in fake_store.client.scan_iter()}
+    out = io.StringIO()
+    dive.out = out
+    dive._lines = iter(["c 1 2\n", "c 0\n"])
+    while (line := dive.read()) is not None:
+        dive.answer(line)
+    said = out.getvalue().split("\n\n")
+    assert said[0].startswith(f"The cost of one lease, measured now on {fake_store.description}: extends 1, 2 "
+                              "leases as one batch, as N single calls, and natively with EMQ.EXTENDS")
+    figures = said[1].splitlines()
+    # each timed run took one tick of the test's clock: one second over the batch's leases
+    assert figures[1].startswith("1 lease: one batch (script) 1000000.00 µs; N singles (script) 1000000.00 µs; "
+                                 "one batch (native) 1000000.00 µs; N singles (native) 1000000.00 µs.")
+    assert figures[2].startswith("2 leases: one batch (script) 500000.00 µs; N singles (script) 500000.00 µs;")
+    assert said[2].startswith("The cost view measures lease counts from 1 to 10,000")
+    assert {key: fake_store.client.type(key) for key in fake_store.client.scan_iter()} == before
+
+
+def test_l_lists_the_sections_and_reads_each_whole(fake_store) -> None:
+    count = len(LESSON.sections)
+    said, dive = dive_on(fake_store, "l\n" + "".join(f"l {n}\n" for n in range(1, count + 1)) + "l 99\n")
+    titles = "; ".join(f"{n} {section.title}" for n, section in enumerate(LESSON.sections, 1))
+    assert f"The lesson has {count} sections: {titles}. l N reads section N; ] reads the next, [ the previous." \
+           in said
+    for n, section in enumerate(LESSON.sections, 1):
+        read = _said(said, f"Section {n} of {count}: {section.title}.")
+        assert len(read) == 1
+        body = (LESSON.intro + "\n" + section.body) if n == 1 else section.body
+        # every word of the section's Markdown is said, with none of its markup
+        assert set(re.findall(r"[A-Za-z0-9_]+", body.replace("`", ""))) <= set(re.findall(r"[A-Za-z0-9_]+", read[0]))
+        assert "`" not in read[0] and "**" not in read[0]
+    assert "There is no section '99': type l and a number from 1 to 11." in said
+    assert dive.section == count - 1
+
+
+def test_brackets_browse_the_sections_round_the_lesson(fake_store) -> None:
+    said, _ = dive_on(fake_store, "[\n]\n]\n")
+    heads = [p.split("\n", 1)[0] for p in said if p.startswith("Section ")]
+    last = LESSON.sections[-1].title
+    assert heads == [f"Section 11 of 11: {last}.", f"Section 1 of 11: {LESSON.sections[0].title}.",
+                     f"Section 2 of 11: {LESSON.sections[1].title}."]
+
+
+def test_the_lesson_follows_the_code_that_runs(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\nb\nb\n")
+    follows = _said(said, "The lesson goes with this step in section ")
+    lua = LESSON.section_for("lua")
+    assert follows == [f"The lesson goes with this step in section 2 of 11, {lua.title}: l 2 reads it.",
+                       f"The lesson goes with this step in section 1 of 11, {LESSON.sections[0].title}: l 1 reads it."]
+    assert dive.section == 0
+
+
+def test_a_lesson_table_list_and_code_become_plain_lines() -> None:
+    markdown = ("Say `ZADD` *now*:\n\n1. one\n2. two\n\n- a\n- b\n\n```\nKEYS a b\n```\n\n"
+                "| | single | batch |\n|---|---|---|\n| ids | one | many |\n")
+    assert plain_lesson.paragraphs(markdown) == [
+        "Say ZADD now:", "1. one", "2. two", "- a", "- b", "Code:", "    KEYS a b", "End of code.",
+        "A table, row by row:", "ids: single: one; batch: many."]
+
+
+def test_s_v_and_o_say_the_store_the_wire_and_the_code_panes(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\n\n\ns\nv\no\n")
+    frame = dive.current()
+    store = _said(said, "The store, members 1 to 4 of 4:")[0]
+    active = _zset(fake_store, "active")
+    assert f"Active holds {len(active)}:" in store and "JOB04 not a member" in store
+    assert f"JOB01 now+{LESSON.lease_ms}" in store and active["JOB01"] == FROZEN_MS + LESSON.lease_ms
+    assert f"Pending holds 1: {', '.join(_pending(fake_store))}." in store
+    assert "JOB02 attempts 2" in store
+    calls = _said(said, f"Step 4 sent {len(frame.step.calls)} command")[0]
+    assert "ZSCORE" in calls and f"line {frame.step.calls[0].line} of extend_locks.lua:" in calls
+    code = _said(said, "This step ran extend_locks.lua, lines ")[0]
+    source = (Path(__file__).parent.parent / "emq_dive" / "echo_mq" / "scripts" / "extend_locks.lua").read_text()
+    assert code.endswith(f"Its line {frame.step.focus}: {source.splitlines()[frame.step.focus - 1].strip()}")
+
+
+def test_c_says_a_failed_measurement_and_the_dive_goes_on(fake_store) -> None:
+    server = fake_store.client.connection_pool.connection_kwargs["server"]
+    said, dive = dive_on(fake_store, "\n")
+    dive._lines = iter(["c 1\n", "\n"])
+    out = io.StringIO()
+    dive.out = out
+    server.connected = False  # the store goes away under the measurement
+    try:
+        dive.answer(dive.read() or "")
+    finally:
+        server.connected = True
+    dive.answer(dive.read() or "")
+    said = out.getvalue().split("\n\n")
+    assert said[1].startswith("The measurement failed: ConnectionError:") and said[1].endswith("The dive goes on.")
+    assert said[2].startswith("Step 2 of 4 on wire 4: member 2 of 4, JOB02")
+
+
+def test_t_says_the_batch_table_as_far_as_the_run_has_read(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\nt\ne\nn 30\nr\nt 21\n")
+    table = _said(said, "The batch at step 2, 4 members: ")[0]
+    assert 'JOB02, token 1: row "2", passes; token "2" is not the token "1", fails; in active not evaluated; ' \
+           "verdict joins failed (stale)." in table
+    assert table.endswith("3 JOB03, token 1: verdict waiting. 4 JOB04, token 1: verdict waiting.")
+    assert len(dive.current().step.members) == 30
+    paged = _said(said, "The batch at step 0, 30 members: ")
+    assert paged == ["The batch at step 0, 30 members: " + ". ".join(
+        f"{n} JOB{n:02d}, token 1: verdict waiting" for n in range(21, 31)) + "."]

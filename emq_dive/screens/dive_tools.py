@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 def open_sandbox(screen: DiveScreen) -> None:
     """Open the sandbox on the batch the dive runs; running the edit restarts the dive from step 0 with it."""
-    from .sandbox import SandboxEditor, current_batch
+    from ..sandbox import current_batch
+    from .sandbox import SandboxEditor
 
     screen.playing = False
     session = screen.session
