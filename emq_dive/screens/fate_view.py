@@ -13,6 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..fates import FateRun
+from ..fates.differs import what_differs
 from ..widgets.answer_card import AnswerCard
 
 
@@ -60,6 +61,7 @@ class FateView(ModalScreen[int | None]):
                         yield AnswerCard(answer)
             if run.note:
                 yield Static(f"note: {run.note}", classes="fate-muted")
+            yield Static(what_differs(run), id="what-differs", classes="fate-heading")
             if run.fate.member:
                 yield Static("give this fate to a member of the batch (↓ picks one, enter gives it), then the "
                              "batch re-runs from the handle:", classes="fate-heading")
