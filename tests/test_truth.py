@@ -14,7 +14,7 @@ from emq_dive.stores import open_store
 from emq_dive.widgets.answer_card import AnswerCard
 from emq_dive.widgets.race_timeline import RaceTimeline
 from emq_dive.widgets.wire_pane import WirePane
-from tests.tui_support import FROZEN, SIZE, asynctest, dive, frozen_app, press, record_notices, settle
+from tests.tui_support import FROZEN, SIZE, asynctest, dive, frozen_app, frozen_store, press, record_notices, settle
 
 LESSON = Path(__file__).resolve().parent.parent / "lessons" / "batches-03.toml"
 
@@ -182,3 +182,111 @@ async def test_wire_6_singles_legend_names_emq_extend():
         wire = app.screen.query_one(WirePane).full_text()
         assert "not sent by EMQ.EXTEND" in wire
         assert "not sent by EMQ.EXTENDS" not in wire
+
+
+# -- §4 mutants: the agreement's ✗, a stale frame, the code pane's file -----------------------------------------
+
+def _step_bar_text(app) -> str:
+    from emq_dive.widgets.step_bar import StepBar
+
+    rendered = app.screen.query_one(StepBar).render()
+    return getattr(rendered, "plain", str(rendered))
+
+
+@asynctest
+async def test_a_store_changed_under_the_run_shows_a_cross_on_screen_and_in_every_text_view():
+    from emq_dive.echo_mq import keyspace
+    from emq_dive.text_modes.plain import NoStyle, paragraph
+    from emq_dive.text_modes.transcript import Recorder
+
+    store = frozen_store()
+    app = frozen_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right", "right", "right")
+        store.client.hset(keyspace.job_key(store.queue, "JOB01"), "attempts", "9")  # not through the stepper
+        await press(app, pilot, "right")
+        frame = dive(app).frame
+        assert frame.step.done and frame.agreement is not None and not frame.agreement.agree
+        bar = _step_bar_text(app)
+        assert "✗ run" in bar and "the stepped and atomic runs differ" in bar and "✓" not in bar
+        said = paragraph(frame, NoStyle())
+        assert "The stepped and atomic runs differ" in said and "agrees" not in said
+        recorder = Recorder("the dive", "embedded fakeredis")
+        recorder.frame(frame)
+        written = recorder.markdown()
+        assert "same start): ✗ the stepped and atomic runs differ" in written and "✓" not in written
+
+
+@asynctest
+async def test_an_agreeing_run_shows_the_tick():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "end")
+        assert dive(app).frame.agreement.agree
+        assert "✓ run" in _step_bar_text(app) and "✗" not in _step_bar_text(app)
+
+
+def _frame_ready(screen):
+    """The message a store move posts with its frame (looked up where the screen takes it)."""
+    ready = getattr(type(screen), "FrameReady", None)
+    if ready is None:
+        from emq_dive.screens.store_moves import StoreMoves
+        ready = StoreMoves.FrameReady
+    return ready
+
+
+@asynctest
+async def test_a_stale_frame_moves_neither_the_target_nor_the_busy_line():
+    from emq_dive.session import with_seq
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right")
+        screen = dive(app)
+        old = screen.frame
+        assert old.step.index == 1 and old.seq == screen.seq
+        screen.seq += 1  # a newer store move is on its way
+        screen.busy, screen.target = "stepping…", 3
+        screen.post_message(_frame_ready(screen)(with_seq(old, old.seq)))
+        await pilot.pause()
+        assert (screen.busy, screen.target) == ("stepping…", 3), "an older request's frame is not the answer"
+        screen.post_message(_frame_ready(screen)(with_seq(old, screen.seq)))
+        await pilot.pause()
+        assert (screen.busy, screen.target) == ("", 1), "the newest request's frame is"
+
+
+@asynctest
+async def test_the_code_pane_title_names_the_file_each_mode_runs():
+    from emq_dive.widgets.code_pane import CodePane
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        pane = app.screen.query_one(CodePane)
+        await press(app, pilot, "right")
+        assert str(pane.border_title).endswith("emq_dive/echo_mq/scripts/extend_locks.lua")
+        await press(app, pilot, "m", "right")
+        assert str(pane.border_title).endswith("emq_dive/echo_mq/scripts/extend_lock.lua")
+        await press(app, pilot, "m", "g", "right")
+        assert dive(app).session.guard_off
+        assert "scripts/extend_locks_no_guard.lua" in str(pane.border_title)
+
+
+@asynctest
+async def test_shown_leaves_out_what_a_hidden_widget_holds():
+    from emq_dive.widgets.race_timeline import RaceTimeline
+    from tests.tui_support import shown
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        timeline = app.screen.query_one(RaceTimeline)
+        assert not timeline.display
+        timeline.border_title = "a phrase only a hidden widget holds"
+        assert "a phrase only a hidden widget holds" not in shown(app)
+        timeline.display = True
+        await pilot.pause()
+        assert "a phrase only a hidden widget holds" in shown(app)
