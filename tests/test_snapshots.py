@@ -15,7 +15,6 @@ from redis.retry import Retry
 from emq_dive.fates import FATES
 from tests.tui_support import SIZE, frozen_app, frozen_store, press, settle
 
-
 SNAPSHOTS = Path(__file__).resolve().parent / "__snapshots__" / "test_snapshots"
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
