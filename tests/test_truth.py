@@ -290,3 +290,61 @@ async def test_shown_leaves_out_what_a_hidden_widget_holds():
         timeline.display = True
         await pilot.pause()
         assert "a phrase only a hidden widget holds" in shown(app)
+
+
+# -- §3.7 each step highlights the code that did its work ----------------------------------------------------------
+
+def focused(app) -> tuple[str, str]:
+    """The code pane's title and the source line it highlights (the row marked ``>``), as the pane draws them."""
+    import re
+
+    from emq_dive.widgets.code_pane import CodePane
+
+    pane = app.screen.query_one(CodePane)
+    rows = [re.match(r"\s*\d+ >(.*)", row) for row in pane.render().plain.splitlines()]
+    lines = [row[1].strip() for row in rows if row is not None]
+    assert len(lines) == 1, f"one line is highlighted, not {lines}"
+    return str(pane.border_title), lines[0]
+
+
+@asynctest
+async def test_wire_6_write_pass_highlights_the_re_score_not_the_reply():
+    app = frozen_app(wire=6, step=5)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert dive(app).step.title.startswith("the write pass")
+        title, line = focused(app)
+        assert title.endswith("emq_dive/echo_mq/native.py")
+        assert line.startswith("host.zadd(active, score, job_id)"), line
+
+
+@asynctest
+async def test_wire_6_handle_step_highlights_the_line_that_sends_emq_extends():
+    app = frozen_app(wire=6)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert dive(app).step.index == 0 and dive(app).step.command[0] == b"EMQ.EXTENDS"
+        title, line = focused(app)
+        assert title.endswith("emq_dive/echo_mq/connector.py")
+        assert line.startswith("return self.send(verb, numkeys, *keys, *argv)"), line
+
+
+@asynctest
+async def test_wire_4_handle_step_still_highlights_its_send_in_jobs_py():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        title, line = focused(app)
+        assert title.endswith("emq_dive/echo_mq/jobs.py")
+        assert line.startswith("failed = conn.eval(scripts.extend_locks(), keys, argv)"), line
+
+
+@pytest.mark.server
+@asynctest
+async def test_on_a_server_the_write_pass_highlights_the_module_s_zadd_not_reply_with_array(embedded_store):
+    app = frozen_app(embedded_store, wire=6, step=5)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        title, line = focused(app)
+        assert title.endswith("emq_dive/native/emq_module.c")
+        assert '"ZADD"' in line and "ReplyWithArray" not in line, line
