@@ -89,6 +89,8 @@ def test_the_lesson_puts_the_batch_on_the_left_and_names_fakeredis_for_the_missi
     assert "the batch on the right" not in body and "Step the batch on the left" in body
     assert "embedded store keeps no ACL rules" not in body
     assert "The fakeredis store (`--backend fakeredis`) keeps no ACL key patterns" in body
+    assert "its lease lapses and" not in body, "a lease just claimed has not lapsed"
+    assert "the lesson forces the lapse, and says so" in body
 
 
 # -- §3.5, §3.10, §3.11 the fate view ------------------------------------------------------------------------------
