@@ -93,6 +93,13 @@ def test_the_lesson_puts_the_batch_on_the_left_and_names_fakeredis_for_the_missi
     assert "the lesson forces the lapse, and says so" in body
 
 
+def test_help_says_native_py_serves_the_native_command_on_fakeredis_not_on_the_embedded_store():
+    from emq_dive.screens.help import HELP
+
+    assert "(the embedded store: `echo_mq/native.py`)" not in HELP, "the default embedded Valkey runs the C module"
+    assert "(on fakeredis: `echo_mq/native.py`)" in HELP
+
+
 # -- §3.5, §3.10, §3.11 the fate view ------------------------------------------------------------------------------
 
 @asynctest
