@@ -357,3 +357,17 @@ async def test_on_a_server_the_write_pass_highlights_the_module_s_zadd_not_reply
         title, line = focused(app)
         assert title.endswith("emq_dive/native/emq_module.c")
         assert '"ZADD"' in line and "ReplyWithArray" not in line, line
+
+
+def test_the_text_views_end_a_fate_with_the_same_what_differs_line(fake_store):
+    from emq_dive.fates import run_fate, what_differs
+    from emq_dive.text_modes.plain import fate_text
+    from emq_dive.text_modes.transcript import Recorder
+
+    run = run_fate(fake_store, "wrongtype")
+    line = what_differs(run)
+    assert line.startswith("what differs: both twins raise WRONGTYPE, but the script kept the writes")
+    assert fate_text(run).endswith(f"W{line[1:]}.")
+    recorder = Recorder("the dive", "embedded fakeredis")
+    recorder.fate_ran(run)
+    assert f"W{line[1:]}." in recorder.markdown()

@@ -12,8 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..fates import FateRun
-from ..fates.differs import what_differs
+from ..fates import FateRun, what_differs
 from ..widgets.answer_card import AnswerCard
 
 

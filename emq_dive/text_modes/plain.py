@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar, Protocol, TextIO
 
 from ..fate_table import FATES
-from ..fates import FateRun, WireCompare
+from ..fates import FateRun, WireCompare, what_differs
 from ..session import Frame, Session
 from . import words
 from .transcript import Recorder, default_name
@@ -97,6 +97,7 @@ def fate_text(run: FateRun) -> str:
     said += [f"{answer.verb} {answer.unavailable or answer.summary(8)}." for answer in run.answers]
     if run.note:
         said.append(f"Note: {run.note}.")
+    said.append(f"{_capital(what_differs(run))}.")
     return " ".join(said)
 
 
