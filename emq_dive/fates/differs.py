@@ -19,7 +19,8 @@ def rescored(answer: Answer) -> list[str]:
     """The ids the answer re-scored in active, as its writes record them, in the order the command sent them."""
     ids = [w.removeprefix("active ").split(": ", 1)[0] for w in answer.writes if w.startswith("active ")]
     sent = [arg.decode("utf-8", "replace") for arg in answer.exchanges[-1].sent] if answer.exchanges else []
-    return sorted(ids, key=lambda job: sent.index(job) if job in sent else len(sent))
+    order = {job: place for place, job in reversed(list(enumerate(sent)))}
+    return sorted(ids, key=lambda job: order.get(job, len(sent)))
 
 
 def loads_script(exchanges: Sequence[Exchange], index: int) -> bool:
