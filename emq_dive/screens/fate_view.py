@@ -60,12 +60,12 @@ class FateView(ModalScreen[int | None]):
                         yield AnswerCard(answer)
             if run.note:
                 yield Static(f"note: {run.note}", classes="fate-muted")
-            yield Static(what_differs(run), id="what-differs", classes="fate-heading")
             if run.fate.member:
                 yield Static("give this fate to a member of the batch (↓ picks one, enter gives it), then the "
                              "batch re-runs from the handle:", classes="fate-heading")
                 yield OptionList(*(Option(f"{job}  now {fate}", id=str(i))
                                    for i, (job, fate) in enumerate(self.members)), id="members")
+            yield Static(what_differs(run), id="what-differs", classes="fate-heading")
             yield Static("escape closes", classes="fate-muted")
 
     def on_mount(self) -> None:
