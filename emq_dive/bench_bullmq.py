@@ -45,7 +45,7 @@ async def _per_lease(store: Store, sizes: Sequence[int], repeats: int) -> dict[i
 def report(store: Store, sizes: Sequence[int], repeats: int = 3) -> None:
     """Print BullMQ's per-lease cost beside ours, or say why it was not measured."""
     if store.kind == "fakeredis":
-        print("  BullMQ extendJobLocks: not measured on the embedded store (it needs a real server)")
+        print("  BullMQ extendJobLocks: not measured on the fakeredis store (it needs a real server)")
         return
     try:
         import bullmq  # noqa: F401

@@ -64,7 +64,7 @@ def server_usec(client: redis.Redis, command: str) -> float | None:
     """The server's total microseconds spent in ``command`` so far (INFO commandstats), or None."""
     try:
         stats = client.info("commandstats")
-    except Exception:  # the embedded store keeps no command statistics
+    except Exception:  # fakeredis keeps no command statistics
         return None
     wanted = f"cmdstat_{command}".lower()
     entry = next((value for name, value in stats.items() if name.lower() == wanted), None)

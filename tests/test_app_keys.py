@@ -12,7 +12,8 @@ from emq_dive.echo_mq import jobs, native, scripts
 from emq_dive.echo_mq.scripts import marker_lines
 from emq_dive.screens.help import HelpScreen
 from emq_dive.stepper import LUA_MARKS
-from emq_dive.widgets.code_pane import SOURCES, module_line, source
+from emq_dive.widgets.code_pane import SOURCES, TITLES, CodePane, module_line, source
+from emq_dive.widgets.code_source import NATIVE_SEND
 from emq_dive.widgets.lesson_pane import LessonPane
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
@@ -44,9 +45,12 @@ async def test_every_step_highlights_a_marked_line_of_the_file_shown():
             await press(app, pilot, "home")
             while True:
                 step = dive(app).step
-                marks = set(source(step.source).markers.values())
-                assert step.focus in marks, (wire, step.index, step.focus)
-                assert f"{step.focus} >" in shown(app)
+                title = str(app.screen.query_one(CodePane).border_title)
+                shown_key = next(key for key, named in TITLES.items() if named == title)
+                focus = source(shown_key).markers[NATIVE_SEND] if shown_key == "connector" else step.focus
+                marks = set(source(shown_key).markers.values())
+                assert focus in marks, (wire, step.index, focus)
+                assert f"{focus} >" in shown(app)
                 if step.done:
                     break
                 await press(app, pilot, "right")

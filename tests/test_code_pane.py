@@ -6,8 +6,8 @@ from itertools import pairwise
 
 import pytest
 
-from emq_dive.widgets.code_pane import CodePane
-from emq_dive.widgets.code_source import SOURCES, breaks, first_rows, hang, layout, plain_source
+from emq_dive.widgets.code_pane import TITLES, CodePane
+from emq_dive.widgets.code_source import NATIVE_SEND, SOURCES, breaks, first_rows, hang, layout, plain_source
 from tests.tui_support import asynctest, dive, frozen_app, press, screen_text, settle
 
 
@@ -71,12 +71,15 @@ async def test_every_step_shows_its_executed_line_whole(size, wire):
         await settle(app, pilot)
         screen = dive(app)
         wrapped = set()
+        pane = screen.query_one(CodePane)
         while True:
             step = screen.step
-            lines = plain_source(step.source).lines
+            shown_key = next(key for key, title in TITLES.items() if title == str(pane.border_title))
+            lines = plain_source(shown_key).lines
             on_screen = lines_on_screen(pane_rows(app), len(str(len(lines))))
-            if step.focus is not None:
-                assert same_code(on_screen[step.focus][0], lines[step.focus - 1].plain), (step.index, on_screen)
+            focus = plain_source(shown_key).markers[NATIVE_SEND] if shown_key == "connector" else step.focus
+            if focus is not None:
+                assert same_code(on_screen[focus][0], lines[focus - 1].plain), (step.index, on_screen)
             for number, (text, at_edge) in on_screen.items():
                 assert at_edge or same_code(text, lines[number - 1].plain), (step.index, number, text)
                 if not at_edge and text.rstrip() != lines[number - 1].plain.rstrip():

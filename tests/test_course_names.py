@@ -108,9 +108,11 @@ async def test_the_fate_cards_say_what_the_course_answers():
         assert stale[single].startswith("raises Stale: EMQSTALE token does not match attempts\n"
                                         "the course's extend_lock/5: {:error, :stale}\n")
     for batch in ("extend_locks · wire 4", "EMQ.EXTENDS · wire 6"):
-        assert live[batch].startswith("returns []\nthe course's extend_locks/4: {:ok, []} · JOBX re-scored\n")
+        assert live[batch].startswith("returns []\nthe course's extend_locks/4: {:ok, []} · re-scored: JOBA, JOBX, "
+                                      "JOBB\n")
         assert stale[batch].startswith("returns ['JOBX']\n"
-                                       "the course's extend_locks/4: {:ok, [\"JOBX\"]} · JOBX joins failed\n")
+                                       "the course's extend_locks/4: {:ok, [\"JOBX\"]} · JOBX joins failed · "
+                                       "re-scored: JOBA, JOBB\n")
     assert unpaired and not any("the course's" in text for text in unpaired.values()), \
         "a raw wire command has no course verb"
 
@@ -126,7 +128,7 @@ async def test_the_bad_shape_fate_shows_no_embedded_lua_internals():
     assert "raises ResponseError: ERR Error running script extend_locks.lua:18: attempt to concatenate local " \
            "'base' (a nil value)" in text
     assert "(error) ERR Error running script extend_locks.lua:18: attempt to concatenate" in text
-    assert "the script fails on line 18: local row = base .. 'job:' .. id. The embedded store's own Lua words " \
+    assert "the script fails on line 18: local row = base .. 'job:' .. id. fakeredis's own Lua words " \
            "this error" in text
     assert "numkeys 1, so the scripts' KEYS[2] is nil" in text
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
 import pytest
 import redis
 from redis.backoff import NoBackoff
@@ -9,6 +14,48 @@ from redis.retry import Retry
 
 from emq_dive.fates import FATES
 from tests.tui_support import SIZE, frozen_app, frozen_store, press, settle
+
+SNAPSHOTS = Path(__file__).resolve().parent / "__snapshots__" / "test_snapshots"
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
+def named_fakeredis() -> dict[str, str]:
+    """Each snapshot SVG that names a fakeredis version (the frozen header's store), and that version."""
+    named = {}
+    for svg in sorted(SNAPSHOTS.glob("*.svg")):
+        found = set(re.findall(r"fakeredis&#160;(\d+\.\d+\.\d+)", svg.read_text("utf-8")))
+        assert len(found) <= 1, f"{svg.name} names more than one fakeredis: {sorted(found)}"
+        if found:
+            named[svg.name] = found.pop()
+    return named
+
+
+def pinned_fakeredis() -> str:
+    """The fakeredis version the test extra pins."""
+    extra = tomllib.loads(PYPROJECT.read_text("utf-8"))["project"]["optional-dependencies"]["test"]
+    pins = [re.fullmatch(r"fakeredis(\[[a-z,]+\])?==(\S+)", spec.replace(" ", "")) for spec in extra]
+    found = [pin[2] for pin in pins if pin is not None]
+    assert len(found) == 1, "the test extra pins no single fakeredis version, though the snapshots name one"
+    return found[0]
+
+
+def test_the_snapshots_name_the_fakeredis_the_test_extra_pins():
+    named = named_fakeredis()
+    assert named, "the frozen header names the store's fakeredis version, so the snapshots should"
+    pinned = pinned_fakeredis()
+    wrong = {name: seen for name, seen in named.items() if seen != pinned}
+    assert not wrong, f"the test extra pins fakeredis {pinned}, but these snapshots name another: {wrong}"
+
+
+@pytest.fixture(autouse=True)
+def _the_pinned_fakeredis(request):
+    """A snapshot test runs only under the fakeredis its SVG names; under another it fails with that one line."""
+    if request.node.name.startswith("test_the_snapshots_name"):
+        return
+    installed, pinned = version("fakeredis"), pinned_fakeredis()
+    if installed != pinned:
+        pytest.fail(f"the snapshots name fakeredis {pinned} (the test extra's pin); {installed} is installed: "
+                    "install the pin, or regenerate and review the snapshots and move the pin with them")
 
 
 def settled(*keys: str):

@@ -65,12 +65,25 @@ def asynctest(test: Any) -> Any:
     return run
 
 
+def showing(widget: Any) -> bool:
+    """True when ``widget`` and every widget above it are displayed and visible: what the learner can see."""
+    from textual.widget import Widget
+
+    return all(node.display and node.visible for node in (widget, *widget.ancestors) if isinstance(node, Widget))
+
+
 def shown(app: DiveApp) -> str:
-    """The screen's text, plus each pane's full text and titles unwrapped, for phrase checks."""
+    """The screen's text, plus each visible pane's full text and titles unwrapped, for phrase checks.
+
+    A hidden widget (``display: none``, ``visibility: hidden``, or inside one) says nothing to the learner, so its
+    text is left out: a phrase only a hidden widget holds is not on screen.
+    """
     from textual.widgets import Static
 
     parts = [screen_text(app)]
     for widget in app.screen.query("*"):
+        if not showing(widget):
+            continue
         for title in (widget.border_title, widget.border_subtitle):
             if title:
                 parts.append(str(title))

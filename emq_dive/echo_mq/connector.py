@@ -100,8 +100,9 @@ class Connector:
         ``numkeys`` sends another key count than ``len(keys)``, to show what each twin does with a wrong one.
         """
         numkeys = len(keys) if numkeys is None else numkeys
-        if self.wire == 6:
-            return self.send(script.native_verb, numkeys, *keys, *argv)
+        if self.wire == 6:  # the native command: no script travels
+            verb = script.native_verb
+            return self.send(verb, numkeys, *keys, *argv)  # @native
         try:
             return self.send("EVALSHA", script.sha, numkeys, *keys, *argv)
         except redis.exceptions.NoScriptError:

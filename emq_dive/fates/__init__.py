@@ -2,6 +2,7 @@
 
 from ..fate_table import BY_KEY, FATES, Fate, fate
 from .answers import VERBS, Answer, read_state, run_verb
+from .differs import what_differs
 from .runs import RUNNERS, FateRun, run_fate
 from .setups import MEMBER_SETUPS, Batch, build_batch, job_id, prepare, reset
 from .wire_compare import WireCompare, compare
@@ -9,4 +10,5 @@ from .wire_compare import WireCompare, compare
 __all__ = [
     "BY_KEY", "FATES", "MEMBER_SETUPS", "RUNNERS", "VERBS", "Answer", "Batch", "Fate", "FateRun", "WireCompare",
     "build_batch", "compare", "fate", "job_id", "prepare", "read_state", "reset", "run_fate", "run_verb",
+    "what_differs",
 ]

@@ -102,7 +102,7 @@ def _caveat(exchanges: Sequence[Exchange]) -> str:
     error = next((e for e in map(embedded_lua_error, exchanges) if e is not None), None)
     if error is None:
         return ""
-    return (f"the script fails on line {error.line}: {error.source_line}. The embedded store's own Lua "
+    return (f"the script fails on line {error.line}: {error.source_line}. fakeredis's own Lua "
             "words this error (its internals are cut here); a real server words it its own way")
 
 

@@ -79,11 +79,15 @@ def _restricted_client(store: StoreLike) -> redis.Redis:
     return restricted
 
 
+RESTRICTED_USER = ("sent as a user who may write active but may only read the job rows (its ACL rule %R~ on "
+                   "the row keys' pattern grants read-only access to the keys that match it)")
+
+
 def _restricted(run: Setting) -> FateRun:
     store = run.store
     held = run.around()
     answers = four(store, held[0], held, run.lease_ms, client=_restricted_client(store))
-    return FateRun(run.fate, tuple(held), answers, note="sent as a user with %R~ on the job rows")
+    return FateRun(run.fate, tuple(held), answers, note=RESTRICTED_USER)
 
 
 def _empty(run: Setting) -> FateRun:

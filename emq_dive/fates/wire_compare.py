@@ -25,7 +25,8 @@ class WireCompare:
     differences: tuple[str, ...]
 
 
-def _error_class(answer: Answer) -> str | None:
+def error_class(answer: Answer) -> str | None:
+    """The error class the answer raised (``WRONGTYPE``, ``NOPERM``, ``EMQSTALE``…), or None when it returned."""
     value = answer.value
     if isinstance(value, jobs.LeaseRefused):
         return value.reply.split(" ", 1)[0]
@@ -38,6 +39,19 @@ def _rescored(answer: Answer) -> dict[str, str]:
     """Each member the answer re-scored in active, and its new score, as the answer's writes record them."""
     moved = (w.removeprefix("active ").split(": ", 1) for w in answer.writes if w.startswith("active "))
     return {member: change.split(" → ")[-1] for member, change in moved}
+
+
+def _moved_back(answer: Answer) -> list[str]:
+    """The members the answer re-scored to a lower score than they held, as its writes record them."""
+    back = []
+    for write in answer.writes:
+        if not write.startswith("active "):
+            continue
+        member, change = write.removeprefix("active ").split(": ", 1)
+        old, _, new = change.partition(" → ")
+        if old.isdigit() and new.isdigit() and int(new) < int(old):
+            back.append(member)
+    return back
 
 
 def _epochs(answer: Answer) -> list[str]:
@@ -61,8 +75,13 @@ def _deadlines(scripted: Answer, native: Answer) -> list[str]:
 def differences(scripted: Answer, native: Answer, raw_argv: Sequence[str] | None = None) -> tuple[str, ...]:
     """What a learner should notice between the two runs, each from the runs' own replies and writes."""
     notes = []
-    s_err, n_err = _error_class(scripted), _error_class(native)
-    if scripted.outcome == native.outcome:
+    s_err, n_err = error_class(scripted), error_class(native)
+    kept = [w for w in scripted.writes if w.startswith("active ")] if s_err and n_err == s_err else []
+    if s_err and n_err == s_err:
+        notes.append(f"both twins raise {s_err}" + (
+            f", but the script kept the writes it made before the bad row ({listed(kept, '; ')}); the native "
+            "twin checks every row first and wrote nothing" if kept and not native.writes else ""))
+    elif scripted.outcome == native.outcome:
         notes.append("both twins reply the same")
     else:
         notes.append(f"the replies differ: wire 4 {scripted.outcome}; wire 6 {native.outcome}")
@@ -70,16 +89,15 @@ def differences(scripted: Answer, native: Answer, raw_argv: Sequence[str] | None
     if stamped:
         unstamped = "; wire 4 writes no lease_epoch" if not _epochs(scripted) else ""
         notes.append(f"wire 6 stamped lease_epoch (the server's run_id) on {listed(stamped)}{unstamped}")
-    if s_err and n_err == s_err:
-        kept = [w for w in scripted.writes if w.startswith("active ")]
-        if kept and not native.writes:
-            notes.append(f"both refuse with {s_err}, but the script kept the writes it made before the bad row "
-                         f"({listed(kept, '; ')}); the native twin checks every row first and wrote nothing")
     if n_err == "NOPERM" and s_err is None:
         notes.append("wire 6 opens each row as the caller and refuses with NOPERM; wire 4 served the same user")
     if n_err == "ERR" and s_err is None and raw_argv is not None and len(raw_argv) % 2 == 0:
         notes.append("the script's `while i < #ARGV` never reads the trailing id; the native twin refuses "
                      "the whole call")
+    back = _moved_back(scripted)
+    if back and not native.writes:
+        notes.append(f"the script moved {listed(back)} back to an earlier deadline than the one held and "
+                     "replied as if it had extended them; the native twin refused the lease and wrote nothing")
     if not s_err and not n_err:
         notes.extend(_deadlines(scripted, native))
     return tuple(notes)

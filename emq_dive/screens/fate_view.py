@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..fates import FateRun
+from ..fates import FateRun, what_differs
 from ..widgets.answer_card import AnswerCard
 
 
@@ -65,6 +65,7 @@ class FateView(ModalScreen[int | None]):
                              "batch re-runs from the handle:", classes="fate-heading")
                 yield OptionList(*(Option(f"{job}  now {fate}", id=str(i))
                                    for i, (job, fate) in enumerate(self.members)), id="members")
+            yield Static(what_differs(run), id="what-differs", classes="fate-heading")
             yield Static("escape closes", classes="fate-muted")
 
     def on_mount(self) -> None:

@@ -60,7 +60,7 @@ The course teaches the verbs in Elixir; this app runs a Python port of them.
 | `{{:error, :not_active}}` | raises `jobs.NotActive` |
 | `@extend_locks2` | `echo_mq/scripts/extend_locks.lua` |
 | `@extend_lock2` | `echo_mq/scripts/extend_lock.lua` |
-| the `trafikey` handler | `native/emq_module.c`, behind `EMQ.EXTENDS` (the embedded store: `echo_mq/native.py`) |
+| the `trafikey` handler | `native/emq_module.c`, behind `EMQ.EXTENDS` (on fakeredis: `echo_mq/native.py`) |
 
 The course names one wire class, `EMQSTALE` for a stale token. `EMQGONE` and
 `EMQNOTACTIVE`, the error classes of the other two refusals, are this project's

@@ -15,7 +15,12 @@ from .hosts import ClientHost
 from .model import NOT_EVALUATED, Call, Member, Step
 from .tracing import lines_of
 
-NATIVE_MARKS = frozenset(marker_lines(inspect.getsource(native)).values())
+BOOKKEEPING = frozenset({"read-pass", "write-epoch", "reply", "one-epoch", "one-reply"})
+"""The twin's markers a step runs after its work (a loop's head, the stamp beside the re-score, the reply): shown
+as run, never the highlighted line, so the write pass highlights its ZADD, not the reply."""
+NATIVE_MARKS = frozenset(line for name, line in marker_lines(inspect.getsource(native)).items()
+                         if name not in BOOKKEEPING)
+"""The twin's marked lines a step's highlight may land on."""
 
 
 @register(6)

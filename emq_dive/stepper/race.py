@@ -25,6 +25,8 @@ class Request:
     """The member's deadline in active when the reaper was asked: the reaper moves it if its score is still there."""
     asked_at: int
     """The step on screen when it was asked."""
+    server_now_ms: int = 0
+    """The server's clock (TIME) when the reaper was asked."""
     landed_in: int | None = None
     """The step it landed in, once it has."""
     after_commands: int = 0
@@ -52,7 +54,7 @@ class Race:
             deadline = moves.deadline(self._client, self._queue, member.id)
             if deadline is None:
                 continue
-            request = Request(member.id, deadline, step.index)
+            request = Request(member.id, deadline, step.index, moves.server_now_ms(self._client))
             self.requests.append(request)
             return self._waits(request, one_command)
         raise NothingToReap("no member still to be checked holds a lease in active, so the reaper has nothing "
@@ -98,12 +100,12 @@ class Race:
     @staticmethod
     def _waits(request: Request, one_command: bool) -> Event:
         job = request.job_id
+        found = lapse_words(request)
         if one_command:
-            text = (f"the reaper finds {job}'s lease lapsed (deadline {request.lapse_ms}) and waits: the server "
-                    "runs the batch as one command, so nothing else runs until it returns")
+            text = (f"{found}; it waits: the server runs the batch as one command, so nothing else runs until it "
+                    "returns")
         else:
-            text = (f"the reaper finds {job}'s lease lapsed (deadline {request.lapse_ms}); it moves it before "
-                    "the holder's next call")
+            text = f"{found}; it moves it before the holder's next call"
         return Event("reaper", "waits", request.asked_at, text, job)
 
     @staticmethod
@@ -112,9 +114,26 @@ class Race:
         if request.moved:
             text = f"the reaper lands: {job}'s score was still {request.lapse_ms}, so it moved {job} to pending"
         elif score is not None:
-            text = (f"the reaper lands: it found {job} extended to {score}, past the lapsed deadline "
-                    f"{request.lapse_ms}, and left it")
+            text = (f"the reaper lands: it found {job} extended to {score}, past the deadline {request.lapse_ms} it "
+                    "reaps at, and left it")
         else:
             text = f"the reaper lands: {job} is no longer in active, so there was nothing to move"
         assert request.landed_in is not None
         return Event("reaper", "lands", request.landed_in, text, job, request.moved)
+
+
+def forced(request: Request) -> bool:
+    """True when the lease still had time to run on the server's clock, so the lesson forces the lapse."""
+    return request.lapse_ms > request.server_now_ms
+
+
+def lapse_words(request: Request) -> str:
+    """What the reaper found when asked: a lease past its deadline, or one the lesson forces to lapse, and why."""
+    job, deadline, now = request.job_id, request.lapse_ms, request.server_now_ms
+    if not forced(request):
+        return (f"the reaper finds {job}'s lease lapsed: its deadline {deadline} has passed on the server's clock "
+                f"(now {now}, {now - deadline} ms ago)")
+    return (f"forced: the reaper treats {job}'s lease as lapsed: its deadline {deadline} is still "
+            f"{deadline - now} ms away on the server's clock (now {now}), and a reaper reaps only a lease whose "
+            "deadline has passed, so the lesson moves the reaper's clock to that deadline to show what a lapse "
+            "in the middle of the batch does")

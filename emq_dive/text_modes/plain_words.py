@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from ..cost import WAYS, Costs, figure
-from ..fates import FateRun, WireCompare
+from ..fates import FateRun, WireCompare, what_differs
 from ..session import Frame
 from ..stepper import MODES, REMOVED_TEXT
 from . import words
@@ -81,6 +81,8 @@ def fate_text(run: FateRun, description: str = "") -> str:
                  for answer in run.raw_answers]
     if run.note:
         said.append(f"Note: {run.note}.")
+    differs = what_differs(run)
+    said.append(f"{differs[:1].upper()}{differs[1:]}.")
     return " ".join(said)
 
 

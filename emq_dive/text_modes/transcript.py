@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..fates import FateRun, WireCompare
+from ..fates import FateRun, WireCompare, what_differs
 from ..render import reply_text, wire_text
 from ..session import Frame, Session
 from . import words
@@ -214,7 +214,8 @@ def _fate(run: FateRun) -> list[str]:
         out += [f"  - wrote {_code(change)}" for change in answer.writes]
     if run.note:
         out += ["", f"Note: {run.note}."]
-    out.append("")
+    differs = what_differs(run)
+    out += ["", f"{differs[:1].upper()}{differs[1:]}.", ""]
     return out
 
 

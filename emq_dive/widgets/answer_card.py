@@ -10,6 +10,7 @@ from textual.widgets import Static
 from ..echo_mq import jobs
 from ..fates import Answer
 from ..fates.answers import SINGLE, embedded_lua_error
+from ..fates.differs import FIRST_USE, loads_script, rescored
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_text
 
 COURSE_ERRORS = {jobs.Gone: ":gone", jobs.Stale: ":stale", jobs.NotActive: ":not_active"}
@@ -37,7 +38,9 @@ def course_answer(answer: Answer) -> str:
     shown = f"the course's extend_locks/4: {{:ok, [{ids}]}}"
     if not answer.job:
         return shown
-    return f"{shown} · {answer.job} {'joins failed' if answer.job in failed else 're-scored'}"
+    joined = f" · {answer.job} joins failed" if answer.job in failed else ""
+    renewed = rescored(answer)
+    return f"{shown}{joined} · re-scored: {listed(renewed, most=MAX_ITEMS) if renewed else 'none'}"
 
 
 def answer_text(answer: Answer, sha_width: int = 10) -> Text:
@@ -54,7 +57,15 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         out.append("\n" + course, style="bold")
     if answer.sent_nothing:
         out.append("\nsent nothing: refused before the wire", style="dim")
-    for exchange in answer.exchanges:
+    skip = 0
+    for index, exchange in enumerate(answer.exchanges):
+        if skip:
+            skip -= 1
+            continue
+        if loads_script(answer.exchanges, index):
+            out.append(f"\n» {FIRST_USE}", style="dim")
+            skip = 1
+            continue
         out.append("\n» ", style="dim")
         if exchange.sent[:2] == (b"SCRIPT", b"LOAD") and len(exchange.sent) == 3:
             out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")

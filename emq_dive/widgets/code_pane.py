@@ -15,7 +15,19 @@ from textual.widget import Widget
 
 from ..session import Frame
 from ..stepper import REMOVED_TEXT, WHAT_IF_MARKS, Step
-from .code_source import SOURCES, Source, breaks, first_rows, hang, layout, module_line, plain_source, source
+from .code_source import (
+    NATIVE_SEND,
+    SOURCES,
+    Source,
+    breaks,
+    first_rows,
+    hang,
+    layout,
+    module_line,
+    plain_source,
+    sends_natively,
+    source,
+)
 from .style import background
 
 __all__ = ["SOURCES", "TITLES", "CodePane", "module_line", "plain_source", "source"]
@@ -29,6 +41,7 @@ TITLES = {
     "native": "the native twin · emq_dive/echo_mq/native.py",
     "module": "the native module · emq_dive/native/emq_module.c",
     "single": "singles · the single verb's script · emq_dive/echo_mq/scripts/extend_lock.lua",
+    "connector": "beat one · the handle's send · emq_dive/echo_mq/connector.py",
     "what-if": f"what-if · scripts/extend_locks_no_guard.lua · line {WHAT_IF_MARKS['guard-removed']}: "
                f"{REMOVED_TEXT.split(' --')[0]!r} removed",
 }
@@ -128,7 +141,7 @@ class CodePane(Widget):
         self._rows = None
 
     def _highlight_all(self) -> None:
-        keys = ["handle", "lua", "native", "single", "what-if"] + (["module"] if self.server else [])
+        keys = ["handle", "lua", "native", "single", "what-if", "connector"] + (["module"] if self.server else [])
         first = self._key(self.step) if self.step is not None else "handle"
         self._highlight(sorted(keys, key=lambda k: k != first))
 
@@ -157,15 +170,22 @@ class CodePane(Widget):
         self._strips.clear()
 
     def _key(self, step: Step) -> str:
+        if sends_natively(step):
+            return "connector"
         return "module" if step.source == "native" and self.server else BY_CODE.get(step.code, step.source)
 
     def _subtitle(self, step: Step) -> str:
         # constant per file: a border title that changed each step would repaint every line of the pane
         if step.source == "native" and self.server:
             return "the steps run its twin, native.py; atomic and fate runs use this module"
+        if sends_natively(step):
+            return f"> jobs.py's conn.eval (@send) reaches this line, which sends {step.command[0].decode()}"
         return "> the line this step ran"
 
     def _lines(self, step: Step) -> tuple[int | None, set[int]]:
+        if sends_natively(step):
+            line = plain_source("connector").markers[NATIVE_SEND]
+            return line, {line}
         if step.source == "native" and self.server:
             mapped = {module_line(n) for n in step.lines}
             return module_line(step.focus), {n for n in mapped if n}

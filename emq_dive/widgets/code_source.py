@@ -9,7 +9,9 @@ from pathlib import Path
 from rich.cells import get_character_cell_size
 from rich.text import Span, Text
 
+from ..echo_mq import scripts
 from ..echo_mq.scripts import marker_lines
+from ..stepper import Step
 from .style import foreground
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -20,8 +22,14 @@ SOURCES = {
     "module": PACKAGE / "native" / "emq_module.c",
     "single": PACKAGE / "echo_mq" / "scripts" / "extend_lock.lua",
     "what-if": PACKAGE / "echo_mq" / "scripts" / "extend_locks_no_guard.lua",
+    "connector": PACKAGE / "echo_mq" / "connector.py",
 }
-LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c", "single": "lua", "what-if": "lua"}
+LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c", "single": "lua", "what-if": "lua",
+          "connector": "python"}
+NATIVE_VERBS = frozenset(script.native_verb.encode() for script in (scripts.extend_locks(), scripts.extend_lock()))
+"""The native commands: a handle step that sends one did its sending in the connector's native branch."""
+NATIVE_SEND = "native"
+"""The connector's marker on the line that sends the native command."""
 HANG = 4
 """How much deeper than its line's own indent a continuation row starts."""
 
@@ -53,6 +61,11 @@ def source(key: str) -> Source:
     highlighted.spans = [Span(span.start, span.end, foreground(span.style)) for span in highlighted.spans]
     lines = tuple(highlighted.split("\n", allow_blank=True))
     return Source(key, lines[: len(code.splitlines())], marker_lines(code))
+
+
+def sends_natively(step: Step) -> bool:
+    """True for a handle step whose command is a native one: the line that sent it is the connector's, not jobs.py's."""
+    return step.source == "handle" and bool(step.command) and step.command[0] in NATIVE_VERBS
 
 
 @cache

@@ -40,11 +40,11 @@ def call_label(call: Call, server: bool) -> str:
     return f"module:{line}" if line is not None else f"native:{call.line}"
 
 
-def legend(kinds: list[str]) -> str:
-    """The line that says what the step's stand-in calls are."""
+def legend(kinds: list[str], verb: str) -> str:
+    """The line that says what the step's stand-in calls are, for the native command ``verb`` the step runs."""
     named = [STAND_INS[k] for k in dict.fromkeys(kinds)]
     return (f"≈ stand-in{'s' if len(named) > 1 else ''} for the module's in-process {' and '.join(named)}, "
-            "not sent by EMQ.EXTENDS")
+            f"not sent by {verb}")
 
 
 def _lapsed(member: Member, now: int | None) -> int | None:

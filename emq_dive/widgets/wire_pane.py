@@ -115,7 +115,7 @@ class WirePane(ScrolledLines):
         if len(calls) > MAX_LINES:
             out.append(Text(f"… and {len(calls) - MAX_LINES} more calls", style=muted))
         if kinds:
-            out.append(Text(legend(kinds), style=style("wire-pane--stand-in")))
+            out.append(Text(legend(kinds, step.command[0].decode()), style=style("wire-pane--stand-in")))
         for note in (*step.notes, *lapsed_notes(step)):
             out.append(Text(f"note: {note}", style=style("wire-pane--note")))
         if step.done:
