@@ -206,7 +206,8 @@ def _step_bar_text(app) -> str:
 @asynctest
 async def test_a_store_changed_under_the_run_shows_a_cross_on_screen_and_in_every_text_view():
     from emq_dive.echo_mq import keyspace
-    from emq_dive.text_modes.plain import NoStyle, paragraph
+    from emq_dive.text_modes.plain import NoStyle
+    from emq_dive.text_modes.plain_words import paragraph
     from emq_dive.text_modes.transcript import Recorder
 
     store = frozen_store()
@@ -362,7 +363,7 @@ async def test_on_a_server_the_write_pass_highlights_the_module_s_zadd_not_reply
 
 def test_the_text_views_end_a_fate_with_the_same_what_differs_line(fake_store):
     from emq_dive.fates import run_fate, what_differs
-    from emq_dive.text_modes.plain import fate_text
+    from emq_dive.text_modes.plain_words import fate_text
     from emq_dive.text_modes.transcript import Recorder
 
     run = run_fate(fake_store, "wrongtype")
