@@ -277,7 +277,7 @@ class DiveScreen(LearnerMoves):
         """Show the keys and what each pane shows."""
         from .help import HelpScreen
 
-        self.app.push_screen(HelpScreen(PACE))
+        self.app.push_screen(HelpScreen())
 
     def action_sandbox(self) -> None:
         """Edit the batch in the sandbox; running it restarts the dive from step 0 with the new batch."""
