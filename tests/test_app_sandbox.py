@@ -14,6 +14,7 @@ from emq_dive import lessons
 from emq_dive.app import make_app
 from emq_dive.screens.cost import CostView
 from emq_dive.screens.help import HELP
+from emq_dive.screens.palette import DiveCommands
 from emq_dive.screens.sandbox import SandboxEditor, current_batch
 from emq_dive.session import Session
 from emq_dive.text_modes.transcript import default_name
@@ -217,7 +218,7 @@ async def test_each_new_key_has_a_description_and_is_in_the_help_and_the_palette
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        titles = [command.title for command in app.get_system_commands(app.screen)]
+        titles = [hit.text async for hit in DiveCommands(app.screen).discover()]
         bindings = {b.key: b for b in dive(app).BINDINGS if isinstance(b, Binding)}
     for key, title in (("e", "Edit the batch"), ("c", "Measure the cost"), ("x", "Write the transcript")):
         assert f"\n| {key} | " in HELP and bindings[key].description and title in titles
