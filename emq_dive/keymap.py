@@ -116,9 +116,9 @@ KEYMAP: tuple[Key, ...] = (
         Group.APP, Where.TEXTUAL),
     Key("ctrl+p", ("ctrl+p",), "command_palette", "palette", "every action in the command palette", Group.APP,
         Where.TEXTUAL),
+    Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True, plain="q"),
     Key("?", ("question_mark",), "help", "help", "open or close this help", Group.APP, Where.APP, footer=True,
         title="Help", words="keys panes explain", plain="h"),
-    Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True, plain="q"),
 )
 """Every key of the dive, in the order the help lists them."""
 

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from textual.binding import Binding
+from textual.screen import Screen
 
 from emq_dive.app import DiveApp
 from emq_dive.keymap import KEYMAP, Where, in_palette, keys_of, plain_listing
@@ -68,3 +69,10 @@ def test_the_plain_listing_names_only_the_commands_it_is_given():
     listing = plain_listing({"", "b", "q"})
     assert listing.startswith("Commands: Enter: run the next step") and "b: undo" in listing
     assert "q: quit the app" in listing and "w:" not in listing
+
+
+def test_the_keys_textual_binds_itself_are_still_textuals():
+    textual_keys = {key.keys[0]: key.action for key in keys_of(Where.TEXTUAL)}
+    assert textual_keys == {"tab": "focus_next", "ctrl+p": "command_palette"}
+    assert ("tab", "app.focus_next") in [(b.key, b.action) for b in Screen.BINDINGS if isinstance(b, Binding)]
+    assert DiveApp.COMMAND_PALETTE_BINDING == "ctrl+p" and DiveApp.ENABLE_COMMAND_PALETTE

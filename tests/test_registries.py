@@ -36,7 +36,7 @@ def test_each_wire_knows_its_twin_label_commands_and_what_it_needs():
     assert SCRIPT.supports(plain) and not NATIVE.supports(plain) and NATIVE.on(plain) is SCRIPT
     assert NATIVE.refusal(plain) == "wire 6 is not on this backend: no module here" and SCRIPT.refusal(plain) == ""
     assert NATIVE.supports(Served(True)) and NATIVE.on(Served(True)) is NATIVE
-    with pytest.raises(ValueError, match="wire must be 4 \\(EVALSHA\\) or 6 \\(EMQ.EXTENDS\\), not 5"):
+    with pytest.raises(ValueError, match=re.escape("wire must be 4 (EVALSHA) or 6 (EMQ.EXTENDS), not 5")):
         wire(5)
     assert set(WIRES) == {4, 6}
 
@@ -66,7 +66,7 @@ def test_the_run_modes_cycle_and_the_what_if_belongs_to_the_batch():
 
 
 def ui_files() -> list[Path]:
-    return sorted(p for d in UI_DIRS for p in (PACKAGE / d).glob("*.py")) + [PACKAGE / "app.py"]
+    return [*sorted(p for d in UI_DIRS for p in (PACKAGE / d).glob("*.py")), PACKAGE / "app.py"]
 
 
 def test_no_view_compares_a_wire_number_a_mode_string_or_a_store_kind():
