@@ -24,11 +24,6 @@ class StoreKind:
     keeps_acl: bool
     """True when the store keeps ACL users and their key patterns, so the restricted fate can run on it."""
 
-    @property
-    def twin(self) -> str:
-        """Where the native twin's commands run on this kind of store."""
-        return "the EMQ C module" if self.real_server else "the Python twin the embedded store serves"
-
 
 KINDS: dict[str, StoreKind] = {kind.key: kind for kind in (
     StoreKind("fakeredis", "the embedded fakeredis store", real_server=False, keeps_acl=False),
