@@ -15,7 +15,7 @@ from textual.worker import Worker, WorkerState
 from ..echo_mq.wires import wire
 from ..keymap import PACE, Where
 from ..sandbox import SandboxBatch
-from ..session import Frame, Played, Session, with_seq
+from ..session import Frame, Played, Session
 from ..stepper import Step
 from ..text_modes.transcript import Recorder
 from ..widgets.code_pane import CodePane
@@ -89,8 +89,7 @@ class DiveScreen(Screen[None]):
         if early is None:
             self.open_batch(self.start_step)
         elif early.done() and early.exception() is None:
-            self.moves.seq += 1
-            self._show(with_seq(early.result(), self.moves.seq))  # in already: the first paint shows it
+            self._show(self.moves.adopt(early.result()))  # in already: the first paint shows it
         else:
             self.busy = "setting up the batch…"
             self.moves.wait_early(early)

@@ -30,6 +30,11 @@ class StoreMoves:
         self.host = host
         self.seq = 0
 
+    def adopt(self, frame: Frame) -> Frame:
+        """``frame``, made before the host asked for it (the app's early set-up), numbered as the newest move."""
+        self.seq += 1
+        return with_seq(frame, self.seq)
+
     def _run(self, work: Callable[[int], Message | None], group: str, exclusive: bool = False) -> None:
         """Number the move, then run ``work`` on a thread and post the message it returns."""
         self.seq += 1
