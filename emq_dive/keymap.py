@@ -1,8 +1,8 @@
-"""The dive's keys, declared once: the bindings, the footer, the help, the palette and the plain mode all read this."""
+"""The dive's keys, declared once: the bindings, the footer, the help and the palette read this; by action, the plain
+mode's commands map onto it."""
 
 from __future__ import annotations
 
-from collections.abc import Container
 from dataclasses import dataclass
 from enum import Enum
 
@@ -49,13 +49,6 @@ class Key:
     """The command palette's title; empty for a key the palette does not list."""
     words: str = ""
     """More words a learner might type to find it in the palette."""
-    plain: str | None = None
-    """The plain mode's command for the same action (``""`` is Enter, an argument may follow), or None."""
-
-    @property
-    def command(self) -> str | None:
-        """The plain mode's command word alone, or None where it has none."""
-        return None if self.plain is None else self.plain.split(" ", 1)[0]
 
     def actions(self) -> list[tuple[str, str]]:
         """Each Textual key name with the action it runs."""
@@ -67,9 +60,9 @@ PACE = 1.2
 
 KEYMAP: tuple[Key, ...] = (
     Key("→", ("right",), "forward", "step", "run the next step against the store", Group.STEP, footer=True,
-        priority=True, title="Step forward", words="next run advance go", plain=""),
+        priority=True, title="Step forward", words="next run advance go"),
     Key("←", ("left",), "back", "back", "undo the last step: back restores the store through the engine",
-        Group.STEP, footer=True, priority=True, title="Step back", words="undo previous rewind", plain="b"),
+        Group.STEP, footer=True, priority=True, title="Step back", words="undo previous rewind"),
     Key("Home", ("home",), "home", "home", "back to the handle, before anything was sent", Group.STEP,
         priority=True, title="Back to the handle", words="start beginning restart rewind"),
     Key("End", ("end",), "end", "end", "run every remaining step and check the run", Group.STEP, priority=True,
@@ -77,29 +70,29 @@ KEYMAP: tuple[Key, ...] = (
     Key("space", ("space",), "play", "play/pause", f"play or pause, one step every {PACE:.1f} s", Group.STEP,
         footer=True, priority=True, title="Play / pause", words="auto run stop"),
     Key("w", ("w",), "wire", "wire 4⇄6", "switch the wire (4 · EVALSHA ⇄ 6 · EMQ.EXTENDS) and compare both twins",
-        Group.STEP, footer=True, title="Switch the wire", words="native evalsha compare twin module", plain="w"),
+        Group.STEP, footer=True, title="Switch the wire", words="native evalsha compare twin module"),
     Key("f", ("f",), "fates", "fates", "pick a job's fate: run all four verbs on it, or give it to a member",
-        Group.STEP, footer=True, title="Pick a fate", words="gone stale reaped wrongtype verbs", plain="f"),
+        Group.STEP, footer=True, title="Pick a fate", words="gone stale reaped wrongtype verbs"),
     Key("m", ("m",), "mode", "run mode batch⇄singles",
         "run mode: one batch ⇄ N single calls of extend_lock (each its own clock read and error)", Group.LEARN,
-        title="Run mode", words="singles single calls one by one batch", plain="m"),
+        title="Run mode", words="singles single calls one by one batch"),
     Key("g", ("g",), "guard", "guard off (what-if)",
         "guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only", Group.LEARN,
-        title="Guard off (what-if)", words="zscore check remove membership", plain="g"),
+        title="Guard off (what-if)", words="zscore check remove membership"),
     Key("k", ("k",), "reap", "race a reaper", "race a reaper: it reaps the next member not yet checked; ← undoes it",
-        Group.LEARN, title="Race a reaper", words="reap race lapse pending", plain="k"),
+        Group.LEARN, title="Race a reaper", words="reap race lapse pending"),
     Key("p", ("p",), "predict", "predict mode", "predict mode: → asks first, 1–6 answers, the score at the end",
-        Group.LEARN, title="Predict mode", words="guess quiz score", plain="p"),
+        Group.LEARN, title="Predict mode", words="guess quiz score"),
     Key("1–6", tuple("123456"), "guess({key})", "predict", "answer predict mode's question with that choice",
         Group.LEARN),
     Key("e", ("e",), "sandbox", "edit the batch",
         "the sandbox: edit the batch (members, fates, tokens, lease_ms, order), run it, save it as a lesson",
-        Group.LEARN, title="Edit the batch", words="sandbox change members tokens lease save lesson", plain="e"),
+        Group.LEARN, title="Edit the batch", words="sandbox change members tokens lease save lesson"),
     Key("c", ("c",), "cost", "cost, measured",
         "measure what one lease costs here: one batch, N singles, natively, for 1, 100 and 1,000 leases",
-        Group.LEARN, title="Measure the cost", words="benchmark speed time microseconds", plain="c"),
+        Group.LEARN, title="Measure the cost", words="benchmark speed time microseconds"),
     Key("x", ("x",), "transcript", "write transcript", "write the transcript of the run so far (Markdown)",
-        Group.LEARN, title="Write the transcript", words="save export markdown record", plain="x [FILE]"),
+        Group.LEARN, title="Write the transcript", words="save export markdown record"),
     Key("[", ("left_square_bracket",), "section(-1)", "prev section", "the previous lesson section", Group.LESSON,
         title="Previous lesson section", words="lesson back read"),
     Key("]", ("right_square_bracket",), "section(1)", "next section", "the next lesson section", Group.LESSON,
@@ -116,9 +109,9 @@ KEYMAP: tuple[Key, ...] = (
         Group.APP, Where.TEXTUAL),
     Key("ctrl+p", ("ctrl+p",), "command_palette", "palette", "every action in the command palette", Group.APP,
         Where.TEXTUAL),
-    Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True, plain="q"),
+    Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True),
     Key("?", ("question_mark",), "help", "help", "open or close this help", Group.APP, Where.APP, footer=True,
-        title="Help", words="keys panes explain", plain="h"),
+        title="Help", words="keys panes explain"),
 )
 """Every key of the dive, in the order the help lists them."""
 
@@ -133,13 +126,6 @@ def in_palette() -> tuple[Key, ...]:
     return tuple(key for key in KEYMAP if key.title)
 
 
-def plain_keys() -> tuple[Key, ...]:
-    """The keys the plain mode has a command for."""
-    return tuple(key for key in KEYMAP if key.plain is not None)
-
-
-def plain_listing(commands: Container[str]) -> str:
-    """The plain mode's help: each of its ``commands`` the table names, with what it does, in table order."""
-    said = [f"{key.plain or 'Enter'}: {key.help}" for key in KEYMAP
-            if key.command is not None and key.command in commands]
-    return "Commands: " + "; ".join(said) + "."
+def by_action(name: str) -> Key | None:
+    """The key whose action is ``name`` (``section`` for ``section(1)``), the first where several are, or None."""
+    return next((key for key in KEYMAP if key.action.split("(", 1)[0] == name), None)

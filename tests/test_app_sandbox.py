@@ -14,7 +14,6 @@ from emq_dive import lessons
 from emq_dive.app import make_app
 from emq_dive.screens.cost import CostView
 from emq_dive.screens.help import HELP
-from emq_dive.screens.palette import DiveCommands
 from emq_dive.screens.sandbox import SandboxEditor, current_batch
 from emq_dive.session import Session
 from emq_dive.text_modes.transcript import default_name
@@ -215,6 +214,8 @@ async def test_the_cost_view_measures_here_and_leaves_the_dive_as_it_was():
 
 @asynctest
 async def test_each_new_key_has_a_description_and_is_in_the_help_and_the_palette():
+    from emq_dive.screens.palette import DiveCommands
+
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

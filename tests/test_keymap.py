@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from emq_dive.app import DiveApp
-from emq_dive.keymap import KEYMAP, Where, in_palette, keys_of, plain_listing
+from emq_dive.keymap import KEYMAP, Where, by_action, in_palette, keys_of
 from emq_dive.screens.dive import DiveScreen
 from emq_dive.screens.help import HELP
 from emq_dive.widgets.scrolled import ScrolledLines
@@ -65,10 +65,11 @@ def test_the_palette_lists_every_action_with_a_title_and_words():
     assert all(key.where in (Where.DIVE, Where.APP) for key in in_palette()), "the palette runs bound actions only"
 
 
-def test_the_plain_listing_names_only_the_commands_it_is_given():
-    listing = plain_listing({"", "b", "q"})
-    assert listing.startswith("Commands: Enter: run the next step") and "b: undo" in listing
-    assert "q: quit the app" in listing and "w:" not in listing
+def test_each_action_finds_its_key():
+    assert by_action("forward") is KEYMAP[0] and by_action("section") is by_action("section") is not None
+    assert by_action("guess") is not None and by_action("guess").keys == tuple("123456")
+    assert by_action("no such move") is None
+    assert all(by_action(key.action.split("(")[0]) is not None for key in KEYMAP)
 
 
 def test_the_keys_textual_binds_itself_are_still_textuals():

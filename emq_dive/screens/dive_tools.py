@@ -15,7 +15,7 @@ from ..text_modes.transcript import Recorder, default_name
 
 
 def open_sandbox(app: App[Any], session: Session, run: Callable[[SandboxBatch], None]) -> None:
-    """Open the sandbox on the batch the dive runs; ``run`` gets the edited batch when the learner runs it."""
+    """Open the sandbox on the batch the dive runs; running the edit restarts the dive from step 0 with it."""
     from .sandbox import SandboxEditor, current_batch
 
     def edited(batch: SandboxBatch | None) -> None:

@@ -9,7 +9,6 @@ from typing import ClassVar, Protocol, TextIO
 
 from ..fate_table import FATES
 from ..fates import FateRun, WireCompare
-from ..keymap import plain_listing
 from ..session import Frame, Session
 from . import words
 from .transcript import Recorder, default_name
@@ -225,8 +224,8 @@ class PlainDive:
         self.say(f"The transcript so far is in {Path(os.path.abspath(written))}.")
 
     def help(self, _: str) -> None:
-        """Say every command this mode has, with the keys table's words for it."""
-        self.say(plain_listing({*self.actions, "q"}))
+        """Say the keys."""
+        self.say(KEYS)
 
     actions: ClassVar[Mapping[str, Callable[[PlainDive, str], None]]] = {
         "": forward, "b": back, "w": wire, "f": fate, "x": transcript, "h": help, "?": help}
