@@ -1,24 +1,29 @@
-"""The dive's Textual app: the screens, the global keys, the command palette and the worker error handler."""
+"""The dive's Textual app: the screens, the global keys and the command palette."""
 
 from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.app import App
+from textual.binding import BindingType
+from textual.command import Provider
 from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from . import heap
+from .echo_mq import wires
+from .keymap import Where
 from .lessons import Lesson
 from .screens.dive import DiveScreen
+from .screens.palette import DiveCommands
 from .session import Session
 from .stores.protocol import StoreLike
+from .widgets.key_bindings import bindings
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -37,10 +42,8 @@ class DiveApp(App[None]):
 
     CSS_PATH: ClassVar[str] = "app.tcss"
     TITLE = "emq-dive"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "quit"),
-        Binding("question_mark", "help", "help"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {*App.COMMANDS, DiveCommands}
 
     def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark") -> None:
         super().__init__()
@@ -77,51 +80,11 @@ class DiveApp(App[None]):
         """Show the keys and what each pane shows."""
         self.dive.action_help()
 
-    def show_error(self, error: BaseException) -> None:
-        """Show a worker's error in the in-app error view."""
-        from .screens.error import ErrorView, describe  # loaded by the first error, not at start-up
-
-        self.dive.failed()
-        title, body = describe(error)
-        self.push_screen(ErrorView(title, body), self._after_error)
-
-    def _after_error(self, choice: str | None) -> None:
-        if choice == "retry":
-            self.dive.open_batch(self.dive.target)
-        elif choice == "quit":
-            self.exit()
-
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        dive = self.dive
-        yield SystemCommand("Step forward", "Run the next step against the store (→)", dive.action_forward)
-        yield SystemCommand("Step back", "Undo the last step in the store (←)", dive.action_back)
-        yield SystemCommand("Back to the handle", "Restore the start, nothing sent (Home)", dive.action_home)
-        yield SystemCommand("Run to the end", "Run every remaining step and check it (End)", dive.action_end)
-        yield SystemCommand("Play / pause", "Step at a readable pace (space)", dive.action_play)
-        yield SystemCommand("Switch the wire", "Re-run on the other twin and compare (w)", dive.action_wire)
-        yield SystemCommand("Pick a fate", "Run the four verbs on a job's fate (f)", dive.action_fates)
-        yield SystemCommand("Run mode", "One batch ⇄ N single calls of extend_lock (m)", dive.action_mode)
-        yield SystemCommand("Guard off (what-if)", "The batch script without its ZSCORE guard (g)", dive.action_guard)
-        yield SystemCommand("Race a reaper", "Reap the next member not yet checked (k)", dive.action_reap)
-        yield SystemCommand("Predict mode", "Guess each member's verdict before its step (p)", dive.action_predict)
-        yield SystemCommand("Next lesson section", "Browse the lesson (])", lambda: dive.action_section(1))
-        yield SystemCommand("Previous lesson section", "Browse the lesson ([)", lambda: dive.action_section(-1))
-        yield SystemCommand("Show / hide the lesson", "Toggle the lesson pane (l)", dive.action_lesson)
-        yield SystemCommand("Edit the batch", "The sandbox: members, fates, tokens, lease; save as a lesson (e)",
-                            dive.action_sandbox)
-        yield SystemCommand("Measure the cost", "One lease as a batch, as N singles, natively, on this store (c)",
-                            dive.action_cost)
-        yield SystemCommand("Write the transcript", "The run so far as Markdown in the working directory (x)",
-                            dive.action_transcript)
-        yield SystemCommand("Help", "The keys and the panes (?)", dive.action_help)
-
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
              theme: str = "textual-dark") -> DiveApp:
     """The dive app on ``store`` (which the caller opens and closes), at ``step`` on ``wire``."""
-    if wire not in (4, 6):
-        raise ValueError(f"wire must be 4 or 6, not {wire!r}")
+    wires.wire(wire)  # ValueError for a wire there is not
     return DiveApp(Session(store, lesson, batch, wire), step=max(0, step), theme=theme)
 
 

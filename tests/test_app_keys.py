@@ -10,7 +10,9 @@ from textual import events
 from emq_dive.app import save_screenshot
 from emq_dive.echo_mq import jobs, native, scripts
 from emq_dive.echo_mq.scripts import marker_lines
+from emq_dive.keymap import in_palette
 from emq_dive.screens.help import HelpScreen
+from emq_dive.screens.palette import DiveCommands
 from emq_dive.stepper import LUA_MARKS
 from emq_dive.widgets.code_pane import SOURCES, TITLES, CodePane, module_line, source
 from emq_dive.widgets.code_source import NATIVE_SEND
@@ -117,18 +119,43 @@ async def test_the_lesson_scrolls_by_keys_wheel_and_bar_and_a_new_section_opens_
 
 
 @asynctest
-async def test_the_command_palette_offers_every_action():
+async def test_the_command_palette_offers_every_action_of_the_keys_table():
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        titles = [c.title for c in app.get_system_commands(app.screen)]
+        offered = [hit.text async for hit in DiveCommands(app.screen).discover()]
+        assert offered == [key.title for key in in_palette()]
         for title in ("Step forward", "Step back", "Back to the handle", "Run to the end", "Play / pause",
-                      "Switch the wire", "Pick a fate", "Next lesson section", "Show / hide the lesson", "Help"):
-            assert title in titles
-        command = next(c for c in app.get_system_commands(app.screen) if c.title == "Step forward")
-        command.callback()
+                      "Switch the wire", "Pick a fate", "Run mode", "Guard off (what-if)", "Race a reaper",
+                      "Predict mode", "Next lesson section", "Show / hide the lesson", "Edit the batch",
+                      "Measure the cost", "Write the transcript", "Help"):
+            assert title in offered
+        for typed, title in (("undo", "Step back"), ("rewind", "Step back"), ("singles", "Run mode"),
+                             ("benchmark", "Measure the cost"), ("quiz", "Predict mode"), ("hide lesson",
+                                                                                           "Show / hide the lesson")):
+            hits = sorted([hit async for hit in DiveCommands(app.screen).search(typed)], reverse=True)
+            assert hits and hits[0].text == title, f"{typed!r} finds {title!r} first"
+
+
+@asynctest
+async def test_a_palette_command_runs_its_action_on_the_dive():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert dive(app).session.stepper.position == 1
+        await press(app, pilot, "right", "right")
+        assert dive(app).session.stepper.position == 2
+        await press(app, pilot, "ctrl+p")
+        await pilot.press(*"rewind")
+        await settle(app, pilot)
+        await press(app, pilot, "enter")
+        assert app.screen is dive(app) and dive(app).session.stepper.position == 1, "rewind found Step back"
+        pane = dive(app).query_one(LessonPane)
+        before = pane.section
+        await press(app, pilot, "ctrl+p")
+        await pilot.press(*"next section")
+        await settle(app, pilot)
+        await press(app, pilot, "enter")
+        assert pane.section == pane.keys[pane.keys.index(before) + 1]
 
 
 @asynctest

@@ -215,10 +215,12 @@ async def test_the_cost_view_measures_here_and_leaves_the_dive_as_it_was():
 
 @asynctest
 async def test_each_new_key_has_a_description_and_is_in_the_help_and_the_palette():
+    from emq_dive.screens.palette import DiveCommands
+
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        titles = [command.title for command in app.get_system_commands(app.screen)]
+        titles = [hit.text async for hit in DiveCommands(app.screen).discover()]
         bindings = {b.key: b for b in dive(app).BINDINGS if isinstance(b, Binding)}
     for key, title in (("e", "Edit the batch"), ("c", "Measure the cost"), ("x", "Write the transcript")):
         assert f"\n| {key} | " in HELP and bindings[key].description and title in titles

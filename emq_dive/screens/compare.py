@@ -10,6 +10,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..echo_mq.wires import NATIVE
 from ..fates import WireCompare
 from ..render import MAX_ARGS, MAX_ITEMS, wire_text
 from ..widgets.answer_card import AnswerCard
@@ -58,5 +59,5 @@ class CompareView(ModalScreen[None]):
                 yield AnswerCard(compared.native)
             command = compared.native.exchanges[-1].sent if compared.native.exchanges else ()
             if command:
-                yield Static(f"wire 6 sent: {wire_text(command, MAX_ARGS)}", classes="compare-muted")
+                yield Static(f"wire {NATIVE.number} sent: {wire_text(command, MAX_ARGS)}", classes="compare-muted")
             yield Static(f"now stepping on wire {self.now_wire} · escape closes", classes="compare-muted")

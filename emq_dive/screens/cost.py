@@ -15,6 +15,7 @@ from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from .. import cost
+from ..echo_mq.wires import NATIVE
 from ..stores.protocol import StoreLike
 from ..widgets.cost_chart import CostChart
 
@@ -64,7 +65,7 @@ class CostView(ModalScreen[None]):
         with VerticalScroll():
             yield Static(f"The cost of one lease · measured now on {store.description}", id="cost-heading")
             counts = ", ".join(f"{size:,}" for size in self.sizes)
-            native = "natively with EMQ.EXTENDS" if store.native else \
+            native = f"natively with {NATIVE.command}" if NATIVE.supports(store) else \
                 f"(not natively: {store.native_reason})"
             yield Static(f"Extends {counts} leases as one batch, as N single calls, and {native}, on a scratch "
                          "queue of its own that is deleted afterwards; the dive's keys stay as they were. "

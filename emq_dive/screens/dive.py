@@ -6,40 +6,33 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
 from textual.reactive import var
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from ..fates import BY_KEY
-from ..session import Frame, Session, with_seq
+from ..echo_mq.wires import wire
+from ..keymap import PACE, Where
+from ..sandbox import SandboxBatch
+from ..session import Frame, Played, Session
 from ..stepper import Step
 from ..text_modes.transcript import Recorder
-from ..widgets.batch_table import BatchTable
 from ..widgets.code_pane import CodePane
-from ..widgets.dive_header import DiveHeader
+from ..widgets.key_bindings import bindings
 from ..widgets.lesson_pane import LessonPane
-from ..widgets.mode_notes import ModeNotes
-from ..widgets.predict_bar import PredictBar
-from ..widgets.race_timeline import RaceTimeline
-from ..widgets.step_bar import StepBar
-from ..widgets.store_pane import StorePane
-from ..widgets.wire_pane import WirePane
 from . import dive_tools as tools
-from .dive_keys import KEYS
-from .learner_moves import LearnerMoves
+from .dive_layout import panes
+from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
+from .learner_moves import Remode, next_mode, toggled_guard
 from .store_moves import StoreMoves
 from .too_small import TooSmall, too_small
 
-PACE = 1.2
-"""Seconds between steps while playing."""
 
+class DiveScreen(Screen[None]):
+    """The main screen: turns key presses into the session's store moves and shows the frames they post back."""
 
-class DiveScreen(LearnerMoves):
-    """The main screen: turns key presses into the session's store moves and shows the frames they make."""
-
-    BINDINGS: ClassVar[list[BindingType]] = KEYS
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Where.DIVE)
 
     AUTO_FOCUS = "#lesson"  # the arrows scroll the lesson until tab takes them to the wire or store pane
 
@@ -51,13 +44,18 @@ class DiveScreen(LearnerMoves):
     """True while the run steps itself every PACE seconds."""
     busy: var[str] = var("")
     """What the store is doing for a batch-wide move, or empty."""
+    asking: var[bool] = var(False)
+    """True while predict mode waits for a digit before it runs the next step."""
     lesson_toggled: var[bool] = var(False)
     """True when the learner pressed l: the lesson hides on a wide screen, and takes over a narrow one."""
     narrow: var[bool] = var(False)
     """True below 100 columns or 32 rows, where the secondary panes fold away."""
 
     def __init__(self, session: Session, start_step: int = 0) -> None:
-        super().__init__(session)
+        super().__init__()
+        self.session = session
+        self.moves = StoreMoves(session, self)
+        """The store moves, each on a worker that posts its result back here."""
         self.start_step = start_step
         self.target = start_step
         self._timer: Timer | None = None
@@ -65,28 +63,7 @@ class DiveScreen(LearnerMoves):
         """What the screen showed, in order, for the transcript ``x`` writes."""
 
     def compose(self) -> ComposeResult:
-        store, lesson = self.session.store, self.session.lesson
-        header = DiveHeader().data_bind(DiveScreen.frame)
-        header.heading, header.backend, header.wire = lesson.heading, store.description, self.session.wire
-        header.store = store
-        yield header
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield StepBar().data_bind(DiveScreen.frame, DiveScreen.playing, DiveScreen.busy)
-                yield ModeNotes().data_bind(DiveScreen.frame)
-                yield PredictBar().data_bind(DiveScreen.frame, DiveScreen.asking)
-                yield RaceTimeline().data_bind(DiveScreen.frame)
-                yield BatchTable().data_bind(DiveScreen.frame)
-                code = CodePane().data_bind(DiveScreen.frame)
-                code.server = store.kind != "fakeredis"
-                yield code
-                with Horizontal(id="bottom"):
-                    wire = WirePane().data_bind(DiveScreen.frame)
-                    wire.server = code.server
-                    yield wire
-                    yield StorePane().data_bind(DiveScreen.frame)
-            yield LessonPane(lesson, id="lesson").data_bind(DiveScreen.frame)
-        yield Footer()
+        yield from panes(self.session, DiveScreen.frame, DiveScreen.playing, DiveScreen.busy, DiveScreen.asking)
 
     @property
     def step(self) -> Step | None:
@@ -112,10 +89,10 @@ class DiveScreen(LearnerMoves):
         if early is None:
             self.open_batch(self.start_step)
         elif early.done() and early.exception() is None:
-            self._show(with_seq(early.result(), self._next_seq()))  # in already: the first paint shows it
+            self._show(self.moves.adopt(early.result()))  # in already: the first paint shows it
         else:
             self.busy = "setting up the batch…"
-            self._wait_early(early, self._next_seq())
+            self.moves.wait_early(early)
 
     def on_resize(self) -> None:
         self.narrow = self.size.width < 100 or self.size.height < 32
@@ -131,16 +108,21 @@ class DiveScreen(LearnerMoves):
         if self._timer is not None:
             self._timer.resume() if playing else self._timer.pause()
 
+    def watch_lesson_toggled(self, toggled: bool) -> None:
+        self.set_class(toggled, "-toggled")
+
     def open_batch(self, target: int = 0) -> None:
         """Set the batch up afresh from its fates, then step to ``target``."""
-        self.playing = False
-        self.busy = "setting up the batch…"
-        self._open(target, self._next_seq())
+        self._start("setting up the batch…")
+        self.moves.open(target)
 
-    # -- results -------------------------------------------------------------
+    def _start(self, doing: str) -> None:
+        """A batch-wide store move begins: the run stops and the screen says what the store is doing."""
+        self.playing = self.asking = False
+        self.busy = doing
 
     def _show(self, frame: Frame) -> None:
-        if frame.seq == self.seq:
+        if frame.seq == self.moves.seq:
             self.target = frame.step.index
             self.busy = ""
         self.recorder.frame(frame)
@@ -148,83 +130,75 @@ class DiveScreen(LearnerMoves):
         if frame.step.done:
             self.playing = False
 
-    def on_store_moves_frame_ready(self, message: StoreMoves.FrameReady) -> None:
+    def on_frame_ready(self, message: FrameReady) -> None:
         self._show(message.frame)
 
-    def on_store_moves_compared(self, message: StoreMoves.Compared) -> None:
+    def on_compared(self, message: Compared) -> None:
         self.recorder.compared(message.compared)
         self._show(message.frame)
-        from .compare import (
-            CompareView,  # the modal screens load on first use, not before the first frame
-        )
+        tools.show_compared(self.app, message.compared, message.frame)
 
-        self.app.push_screen(CompareView(message.compared, message.frame.fates, message.frame.wire))
-
-    def on_store_moves_fate_ran(self, message: StoreMoves.FateRan) -> None:
+    def on_fate_ran(self, message: FateRan) -> None:
         self.recorder.fate_ran(message.run)
         self._show(message.frame)
-        run = message.run
-        members = [(job, fate) for (job, _), fate in zip(message.frame.held, message.frame.fates, strict=True)]
-        from .fate_view import FateView
+        tools.show_fate(self.app, self.session, message.run, message.frame, self._apply)
 
-        view = FateView(run, self.session.lesson.fates.get(run.fate.key, ""), members)
-        self.app.push_screen(view, lambda index: self._applied(index, run.fate.key))
+    def _apply(self, index: int, key: str) -> None:
+        self._start(f"giving {key} to member {index + 1} and setting the batch up again…")
+        self.moves.apply(index, key)
 
-    def _applied(self, index: int | None, key: str) -> None:
-        if index is not None:
-            self.busy = f"giving {key} to member {index + 1} and setting the batch up again…"
-            self._apply(index, key, self._next_seq())
+    def on_refused(self, message: Refused) -> None:
+        self.busy = ""
+        self.notify(message.reason, title="not here", timeout=6)
+
+    def on_reaped(self, message: Reaped) -> None:
+        self._show(message.frame)
+        self.notify(message.asked.text, title="the reaper", timeout=6)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one place a worker's error is handled: it becomes the app's error view, never a traceback."""
+        """The one place a worker's error is handled: the store moves stop, and the error view says what went wrong."""
         if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.app.show_error(event.worker.error)  # type: ignore[attr-defined]
+            self._start("")
+            self.query_one(LessonPane).start()
+            from .error import show_error  # loaded by the first error, not at start-up
 
-    def failed(self) -> None:
-        """A worker raised: the store moves stop until the batch is set up again."""
-        self.busy = ""
-        self.playing = False
-        self.query_one(LessonPane).start()
+            show_error(self.app, event.worker.error, lambda: self.open_batch(self.target))
 
-    # -- actions ---------------------------------------------------------------
-
-    def _ready(self) -> bool:
-        if self.busy or self.frame is None:
+    def _idle(self, settled: bool = True) -> Played | None:
+        """The learner's moves on screen when no batch-wide store move (nor, when ``settled``, a step) is in flight;
+        else None and a word to the learner."""
+        frame = self.frame
+        if self.busy or frame is None or frame.played is None or (settled and frame.step.index != self.target):
             self.notify("the store is busy; one moment", severity="warning", timeout=2)
-            return False
-        return True
+            return None
+        return frame.played
 
     def _step_to(self, target: int) -> None:
         if self.frame is None or self.busy:
             return
         self.target = target
-        self._goto(target, self._next_seq())
+        self.moves.goto(target)
 
     def action_forward(self) -> None:
-        """Run the next step against the store (in predict mode, ask for a guess first)."""
-        if self.frame is not None and self.frame.played is not None and self.frame.played.asks is not None \
-                and self.target == self.frame.step.index:
+        frame = self.frame
+        if frame is not None and frame.played is not None and frame.played.asks is not None \
+                and self.target == frame.step.index:
             self.asking, self.playing = True, False
-            return
-        if self.frame is not None and self.target < self.frame.step.count:
+        elif frame is not None and self.target < frame.step.count:
             self._step_to(self.target + 1)
 
     def action_back(self) -> None:
-        """Undo the last step in the store and show the one before."""
         if self.target > 0:
             self._step_to(self.target - 1)
 
     def action_home(self) -> None:
-        """Back to the handle, before anything was sent."""
         self._step_to(0)
 
     def action_end(self) -> None:
-        """Run every remaining step."""
         if self.frame is not None:
             self._step_to(self.frame.step.count)
 
     def action_play(self) -> None:
-        """Play or pause the run at a readable pace."""
         if self.frame is not None and not self.playing and self.frame.step.done:
             self._step_to(0)
         self.playing = not self.playing
@@ -236,59 +210,81 @@ class DiveScreen(LearnerMoves):
             self.action_forward()
 
     def action_wire(self) -> None:
-        """Re-run the batch on the other wire from the same start and compare both twins."""
-        if not self._ready():
+        if self._idle(settled=False) is None:
             return
-        other = 6 if self.wire == 4 else 4
-        if other == 6 and not self.session.store.native:
-            self.notify(f"wire 6 is not on this backend: {self.session.store.native_reason}", timeout=6)
-        self.playing = False
-        self.busy = "running the batch on both wires…"
-        self._switch(other, self._next_seq())
+        other = wire(self.wire).other
+        if not other.supports(self.session.store):
+            self.notify(other.refusal(self.session.store), timeout=6)
+        self._start("running the batch on both wires…")
+        self.moves.switch(other.number)
 
     def action_fates(self) -> None:
-        """Pick a job's fate and run the four verbs on it."""
-        if not self._ready():
-            return
-        store = self.session.store
-        from .fate_picker import FatePicker
+        if self._idle(settled=False) is not None:
+            tools.pick_fate(self.app, self.session, self._fate)
 
-        picker = FatePicker(self.session.lesson.fates, store)
-        self.app.push_screen(picker, self._picked)
+    def _fate(self, key: str) -> None:
+        self._start(f"running the four verbs on {key}…")
+        self.moves.fate(key)
 
-    def _picked(self, key: str | None) -> None:
-        if key is not None and key in BY_KEY:
+    def _remode(self, move: Remode) -> None:
+        if move.notice:
+            self.notify(move.notice, timeout=5)
+        self._start(move.doing)
+        self.moves.set_mode(move.run_mode, move.guard_off)
+
+    def action_mode(self) -> None:
+        if (played := self._idle()) is not None:
+            self._remode(next_mode(played, len(self.session.held)))
+
+    def action_guard(self) -> None:
+        if (played := self._idle()) is not None:
+            self._remode(toggled_guard(played))
+
+    def action_reap(self) -> None:
+        if self._idle() is not None:
             self.playing = False
-            self.busy = f"running the four verbs on {key}…"
-            self._fate(key, self._next_seq())
+            self.moves.reap()
+
+    def action_predict(self) -> None:
+        if (played := self._idle()) is not None:
+            self.asking = False
+            self.moves.predict(not played.predicting)
+
+    def action_guess(self, key: int) -> None:
+        played = self.frame.played if self.frame is not None and self.asking else None
+        if played is None or played.asks is None or self.frame is None:
+            return
+        if not 1 <= key <= len(played.choices):
+            self.notify(f"choose 1 to {len(played.choices)}", severity="warning", timeout=2)
+            return
+        self.asking = False
+        self.target = self.frame.step.index + 1
+        self.moves.guess(played.asks, played.choices[key - 1], self.target)
 
     def action_section(self, delta: int) -> None:
-        """Browse the lesson's sections."""
         self.query_one(LessonPane).browse(delta)
 
     def action_lesson(self) -> None:
-        """Show or hide the lesson pane (on a narrow screen, swap it with the stepping panes)."""
         self.lesson_toggled = not self.lesson_toggled
 
-    def watch_lesson_toggled(self, toggled: bool) -> None:
-        self.set_class(toggled, "-toggled")
-
     def action_help(self) -> None:
-        """Show the keys and what each pane shows."""
         from .help import HelpScreen
 
-        self.app.push_screen(HelpScreen(PACE))
+        self.app.push_screen(HelpScreen())
 
     def action_sandbox(self) -> None:
-        """Edit the batch in the sandbox; running it restarts the dive from step 0 with the new batch."""
-        if self._ready():
-            tools.open_sandbox(self)
+        if self._idle(settled=False) is not None:
+            self.playing = False
+            tools.open_sandbox(self.app, self.session, self._restart)
+
+    def _restart(self, batch: SandboxBatch) -> None:
+        self._start(f"setting up the edited batch of {len(batch.members):,} members…")
+        self.moves.restart(batch)
 
     def action_cost(self) -> None:
-        """Measure what one lease costs on this store: one batch, N singles, natively."""
-        if self._ready():
-            tools.open_cost(self)
+        if self._idle(settled=False) is not None:
+            self.playing = False
+            tools.open_cost(self.app, self.session)
 
     def action_transcript(self) -> None:
-        """Write the run so far as Markdown to the working directory and say where it went."""
-        tools.write_transcript(self)
+        tools.write_transcript(self.app, self.session, self.recorder)

@@ -2,48 +2,77 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from ..text_modes.transcript import default_name
+from textual.app import App
 
-if TYPE_CHECKING:
-    from ..sandbox import SandboxBatch
-    from .dive import DiveScreen
+from ..fates import FateRun, WireCompare
+from ..sandbox import SandboxBatch
+from ..session import Frame, Session
+from ..text_modes.transcript import Recorder, default_name
 
 
-def open_sandbox(screen: DiveScreen) -> None:
+def open_sandbox(app: App[Any], session: Session, run: Callable[[SandboxBatch], None]) -> None:
     """Open the sandbox on the batch the dive runs; running the edit restarts the dive from step 0 with it."""
     from ..sandbox import current_batch
     from .sandbox import SandboxEditor
 
-    screen.playing = False
-    session = screen.session
-
     def edited(batch: SandboxBatch | None) -> None:
         if batch is not None:
-            screen.busy = f"setting up the edited batch of {len(batch.members):,} members…"
-            screen._restart(batch, screen._next_seq())
+            run(batch)
 
     batch = current_batch(session.lesson, session.held, session.fates)
-    screen.app.push_screen(SandboxEditor(batch, session.lesson), edited)
+    app.push_screen(SandboxEditor(batch, session.lesson), edited)
 
 
-def open_cost(screen: DiveScreen) -> None:
+def open_cost(app: App[Any], session: Session) -> None:
     """Open the cost view, which measures on the dive's store and leaves the dive's keys as they were."""
     from .cost import CostView
 
-    screen.playing = False
-    screen.app.push_screen(CostView(screen.session.store, screen.session.lesson.lease_ms))
+    app.push_screen(CostView(session.store, session.lesson.lease_ms))
 
 
-def write_transcript(screen: DiveScreen) -> Path | None:
+def write_transcript(app: App[Any], session: Session, recorder: Recorder) -> Path | None:
     """Write what the screen showed so far to the working directory and say where, or why it could not."""
-    path = Path.cwd() / default_name(screen.session.lesson.id, screen.session.store.queue)
+    path = Path.cwd() / default_name(session.lesson.id, session.store.queue)
     try:
-        written = screen.recorder.write(path)
+        written = recorder.write(path)
     except OSError as err:
-        screen.notify(f"cannot write the transcript to {path}: {err.strerror or err}", severity="error", timeout=8)
+        app.notify(f"cannot write the transcript to {path}: {err.strerror or err}", severity="error", timeout=8)
         return None
-    screen.notify(f"transcript written to {written}", timeout=8)
+    app.notify(f"transcript written to {written}", timeout=8)
     return written
+
+
+def show_compared(app: App[Any], compared: WireCompare, frame: Frame) -> None:
+    """Show both wires' runs of the batch side by side."""
+    from .compare import CompareView  # the modal screens load on first use, not before the first frame
+
+    app.push_screen(CompareView(compared, frame.fates, frame.wire))
+
+
+def show_fate(app: App[Any], session: Session, run: FateRun, frame: Frame, apply: Callable[[int, str], None]) -> None:
+    """Show a fate's four verbs; ``apply`` gets the member the learner gives the fate to, if any."""
+    from .fate_view import FateView
+
+    members = [(job, fate) for (job, _), fate in zip(frame.held, frame.fates, strict=True)]
+
+    def chosen(index: int | None) -> None:
+        if index is not None:
+            apply(index, run.fate.key)
+
+    app.push_screen(FateView(run, session.lesson.fates.get(run.fate.key, ""), members), chosen)
+
+
+def pick_fate(app: App[Any], session: Session, run: Callable[[str], None]) -> None:
+    """Offer the fates; ``run`` gets the one the learner picks, to run the four verbs on it."""
+    from ..fates import BY_KEY
+    from .fate_picker import FatePicker
+
+    def picked(key: str | None) -> None:
+        if key is not None and key in BY_KEY:
+            run(key)
+
+    app.push_screen(FatePicker(session.lesson.fates, session.store), picked)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import redis
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -61,3 +62,14 @@ class ErrorView(ModalScreen[str]):
             yield Static(Text(self.title_text), id="error-title")
             yield Static(Text(self.body), id="error-body")
             yield Static("r retry (set the batch up again) · escape close · q quit", id="error-keys")
+
+
+def show_error(app: App[Any], error: BaseException, retry: Callable[[], None]) -> None:
+    """Show ``error`` in the error view; r there calls ``retry``, q quits the app."""
+    def chosen(choice: str | None) -> None:
+        if choice == "retry":
+            retry()
+        elif choice == "quit":
+            app.exit()
+
+    app.push_screen(ErrorView(*describe(error)), chosen)

@@ -57,3 +57,18 @@ def choose(run_mode: str, guard_off: bool, wire: int) -> str:
 def available(wire: int) -> tuple[str, ...]:
     """The modes a driver runs on ``wire``, in MODES order."""
     return tuple(key for key in MODES if (key, wire) in DRIVERS)
+
+
+RUN_MODES = tuple(key for key, mode in MODES.items() if not mode.what_if)
+"""The run modes ``m`` cycles, in order; the first is the one a dive starts in."""
+
+
+def run_mode_of(mode: str) -> str:
+    """The run mode ``mode`` belongs to: itself, or for the what-if the batch whose script it changes."""
+    return RUN_MODES[0] if MODES[mode].what_if else mode
+
+
+def cycled(mode: str) -> str:
+    """The run mode ``m`` moves to from ``mode``."""
+    at = RUN_MODES.index(run_mode_of(mode))
+    return RUN_MODES[(at + 1) % len(RUN_MODES)]

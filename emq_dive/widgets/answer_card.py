@@ -13,6 +13,8 @@ from ..fates.answers import SINGLE, embedded_lua_error
 from ..fates.differs import FIRST_USE, loads_script, rescored
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_text
 
+SHA_HEX = 40
+"""The hex digits of a script's SHA1, which the card shortens."""
 COURSE_ERRORS = {jobs.Gone: ":gone", jobs.Stale: ":stale", jobs.NotActive: ":not_active"}
 """The single verb's refusals as the course's ``extend_lock/5`` answers them: ``{:error, <atom>}``."""
 
@@ -70,7 +72,7 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         if exchange.sent[:2] == (b"SCRIPT", b"LOAD") and len(exchange.sent) == 3:
             out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")
         else:
-            sent = [a[:sha_width] + "…".encode() if len(a) == 40 and a.isalnum() else a for a in exchange.sent]
+            sent = [a[:sha_width] + "…".encode() if len(a) == SHA_HEX and a.isalnum() else a for a in exchange.sent]
             out.append(wire_text(sent, MAX_ARGS))
         lua = embedded_lua_error(exchange)
         reply = f"(error) {lua.reply}" if lua is not None else reply_text(exchange.reply, MAX_ITEMS)

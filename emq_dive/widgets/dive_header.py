@@ -8,11 +8,12 @@ from rich.text import Text
 from textual.reactive import reactive, var
 from textual.widget import Widget
 
+from ..echo_mq.wires import WIRES
 from ..session import Frame
 from ..stepper import MODES
+from ..stepper.modes import RUN_MODES
 from ..stores.protocol import StoreLike
 
-WIRES = {4: "4 · EVALSHA", 6: "6 · EMQ.EXTENDS"}
 MIN_HEADING = 12
 """The fewest cells the heading keeps when the header is too narrow for it and the store's name."""
 
@@ -56,10 +57,10 @@ class DiveHeader(Widget):
         style = self.get_component_rich_style
         backend = self.store.description if self.store is not None else self.backend
         wire = self.frame.wire if self.frame is not None else self.wire
-        wire_text = f" {WIRES.get(wire, wire)} "
+        wire_text = f" {WIRES[wire].label if wire in WIRES else wire} "
         played = self.frame.played if self.frame is not None else None
         mode = ""
-        if played is not None and (played.mode != "batch" or played.predicting):
+        if played is not None and (played.mode != RUN_MODES[0] or played.predicting):
             mode = f" {MODES[played.mode].header} " if played.what_if else played.label
             if played.predicting:
                 mode += f" · predicted {played.score[0]}/{played.score[1]}"

@@ -7,10 +7,12 @@ from typing import ClassVar
 from rich.console import Console
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Region, Size
 from textual.strip import Strip
 
+from ..keymap import Where
+from .key_bindings import bindings
 from .rows import Rows
 
 
@@ -38,12 +40,7 @@ def thumb(top: int, height: int, total: int) -> tuple[int, int]:
     return first, first + size
 
 
-SCROLL_KEYS: list[BindingType] = [
-    Binding("up", "scroll(-1)", "scroll up", show=False),
-    Binding("down", "scroll(1)", "scroll down", show=False),
-    Binding("pageup", "scroll(-0.9)", "page up", show=False),
-    Binding("pagedown", "scroll(0.9)", "page down", show=False),
-]
+SCROLL_KEYS: list[BindingType] = bindings(Where.PANE)
 """The keys of a pane that scrolls itself: a line, or most of a page, at a time."""
 
 

@@ -1,0 +1,50 @@
+"""The dive screen's panes, bound to the screen's frame and state: what each one shows comes from that frame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import Reactive
+from textual.widgets import Footer
+
+from ..session import Session
+from ..stores.kinds import kind_of
+from ..widgets.batch_table import BatchTable
+from ..widgets.code_pane import CodePane
+from ..widgets.dive_header import DiveHeader
+from ..widgets.lesson_pane import LessonPane
+from ..widgets.mode_notes import ModeNotes
+from ..widgets.predict_bar import PredictBar
+from ..widgets.race_timeline import RaceTimeline
+from ..widgets.step_bar import StepBar
+from ..widgets.store_pane import StorePane
+from ..widgets.wire_pane import WirePane
+
+
+def panes(session: Session, frame: Reactive[Any], playing: Reactive[Any], busy: Reactive[Any], asking: Reactive[Any]
+          ) -> ComposeResult:
+    """The header, the stepping panes, the lesson and the footer, bound to the screen's reactives of those names."""
+    store, lesson = session.store, session.lesson
+    header = DiveHeader().data_bind(frame=frame)
+    header.heading, header.backend, header.wire = lesson.heading, store.description, session.wire
+    header.store = store
+    yield header
+    with Horizontal(id="main"):
+        with Vertical(id="left"):
+            yield StepBar().data_bind(frame=frame, playing=playing, busy=busy)
+            yield ModeNotes().data_bind(frame=frame)
+            yield PredictBar().data_bind(frame=frame, asking=asking)
+            yield RaceTimeline().data_bind(frame=frame)
+            yield BatchTable().data_bind(frame=frame)
+            code = CodePane().data_bind(frame=frame)
+            code.server = kind_of(store).real_server
+            yield code
+            with Horizontal(id="bottom"):
+                wire_pane = WirePane().data_bind(frame=frame)
+                wire_pane.server = code.server
+                yield wire_pane
+                yield StorePane().data_bind(frame=frame)
+        yield LessonPane(lesson, id="lesson").data_bind(frame=frame)
+    yield Footer()
