@@ -79,9 +79,9 @@ KEYMAP: tuple[Key, ...] = (
     Key("g", ("g",), "guard", "guard off (what-if)",
         "guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only", Group.LEARN,
         title="Guard off (what-if)", words="zscore check remove membership"),
-    Key("k", ("k",), "reap", "race a reaper", "race a reaper: it reaps the next member not yet checked; ← undoes it",
+    Key("k", ("k",), "reap", "race a reaper", "race a reaper: it reaps the next member not yet checked; back undoes it",
         Group.LEARN, title="Race a reaper", words="reap race lapse pending"),
-    Key("p", ("p",), "predict", "predict mode", "predict mode: → asks first, 1–6 answers, the score at the end",
+    Key("p", ("p",), "predict", "predict mode", "predict mode: each step asks first, 1–6 answers, the score at the end",
         Group.LEARN, title="Predict mode", words="guess quiz score"),
     Key("1–6", tuple("123456"), "guess({key})", "predict", "answer predict mode's question with that choice",
         Group.LEARN),
@@ -128,4 +128,5 @@ def in_palette() -> tuple[Key, ...]:
 
 def by_action(name: str) -> Key | None:
     """The key whose action is ``name`` (``section`` for ``section(1)``), the first where several are, or None."""
-    return next((key for key in KEYMAP if key.action.split("(", 1)[0] == name), None)
+    exact = next((key for key in KEYMAP if key.action == name), None)
+    return exact or next((key for key in KEYMAP if key.action.split("(", 1)[0] == name), None)

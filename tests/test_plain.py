@@ -25,7 +25,7 @@ from emq_dive.session import Session
 from emq_dive.stepper import Check
 from emq_dive.text_modes import plain_lesson, plain_sandbox
 from emq_dive.text_modes.plain import Bold, NoStyle, PlainDive, style_for
-from emq_dive.text_modes.plain_commands import COMMANDS, help_text
+from emq_dive.text_modes.plain_commands import COMMANDS, help_text, meaning
 from emq_dive.text_modes.transcript import Recorder
 
 LESSON = load("batches-03")
@@ -93,14 +93,17 @@ def test_an_unknown_command_gets_one_line_of_help_and_the_dive_goes_on() -> None
 
 def test_h_says_every_command_of_the_one_table() -> None:
     done = plain("h\nq\n")
-    said = next(p for p in done.stdout.split("\n\n") if p.startswith("Enter steps, b goes back"))
+    said = next(p for p in done.stdout.split("\n\n") if p.startswith("Enter: run the next step"))
     assert said == help_text()
     for command in COMMANDS:
-        assert f"{command.usage} {command.words}" in said
+        assert f"{command.usage}: {meaning(command)}" in said
+    # the TUI's help sentence for the same action: one table says both
+    assert "m: run mode: one batch ⇄ N single calls of extend_lock" in said
+    assert "t [N]: says the batch table" in said  # a plain-only command keeps its own words
     typed = {key for command in COMMANDS for key in command.keys}
     assert {"", "b", "w", "f", "m", "g", "k", "p", "1", "6", "e", "c", "x", "l", "[", "]", "h", "q"} <= typed
     assert {command.action for command in COMMANDS} >= {"forward", "mode", "guard", "reap", "predict", "guess",
-                                                        "sandbox", "cost", "transcript", "section", "lesson"}
+                                                        "sandbox", "cost", "transcript", "section(1)", "read"}
 
 
 def test_the_plain_cli_reaches_the_learner_moves() -> None:

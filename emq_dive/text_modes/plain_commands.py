@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ..keymap import by_action
 from . import plain_moves, plain_panes, plain_sandbox, plain_steps, plain_tools
 from .plain_state import Dive
 
@@ -52,8 +53,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(("s",), "store", "s", "says the store", plain_panes.store),
     Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
     Command(("o",), "code", "o", "says the code this step ran", plain_panes.code),
-    Command(("l",), "lesson", "l [N]", "lists the lesson's sections or reads section N", plain_steps.lesson),
-    Command(("]", "["), "section", "] or [", "reads the next or previous section", plain_steps.browse),
+    Command(("l",), "read", "l [N]", "lists the lesson's sections or reads section N", plain_steps.lesson),
+    Command(("]",), "section(1)", "]", "reads the next section", plain_steps.browse),
+    Command(("[",), "section(-1)", "[", "reads the previous section", plain_steps.browse),
     Command(("h", "?"), "help", "h", "is this help", _help),
     Command(("q",), "quit", "q", "quits", _quit),
 )
@@ -63,6 +65,12 @@ BY_KEY: Mapping[str, Command] = {key: command for command in COMMANDS for key in
 """Each typed key's command."""
 
 
+def meaning(command: Command) -> str:
+    """What a command does: the app's key table's words for its action, or its own for a plain-only command."""
+    key = by_action(command.action)
+    return key.help if key is not None else command.words
+
+
 def help_text() -> str:
-    """Every command in one sentence, from the table."""
-    return ", ".join(f"{command.usage} {command.words}" for command in COMMANDS) + "."
+    """Every command, one per clause, in the words of the app's key table (the TUI's help says the same)."""
+    return "; ".join(f"{command.usage}: {meaning(command)}" for command in COMMANDS) + "."
