@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from textual.binding import Binding
 from textual.screen import Screen
 
