@@ -9,10 +9,12 @@ from typing import Any
 from ..echo_mq import scripts
 from ..echo_mq.connector import error_text
 from ..echo_mq.scripts import marker_lines
+from .checks import checked, failed_reason
 from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic, send
 from .handle import BatchHandle
 from .lua_run import LuaRun, Pending
-from .model import NOT_EVALUATED, Call, Member, Step
+from .model import Call, Member, Step
+from .outcome import Errored, Verdict
 
 LUA_MARKS = marker_lines(scripts.extend_locks().source)
 
@@ -32,6 +34,8 @@ class LuaDriver:
     handle: Handle = BatchHandle()
     marks: dict[str, int] = LUA_MARKS
     """The stepped script's ``@marker`` lines."""
+    removed = False
+    """True for a what-if whose script has no ZSCORE check: a member past the token check shows it removed."""
 
     def __init__(self, batch: Batch) -> None:
         batch = replace(batch, script=self.script_for(batch))
@@ -114,15 +118,14 @@ class LuaDriver:
         seen = {call.sent[0]: call for call in calls}
         attempts = seen[b"HGET"].reply
         if isinstance(attempts, Exception):
-            return replace(member, ran=True, attempts=error_text(attempts), outcome="error",
+            return replace(member, ran=True, row=Errored(error_text(attempts)), verdict=Verdict.STOPPED,
                            error=error_text(attempts))
-        token_ok = NOT_EVALUATED if attempts is None else attempts == member.token.encode()
-        score = seen[b"ZSCORE"].reply if b"ZSCORE" in seen else NOT_EVALUATED
+        token_ok = None if attempts is None else attempts == member.token.encode()
+        read = checked(attempts, token_ok, seen[b"ZSCORE"].reply if b"ZSCORE" in seen else None, b"ZSCORE" in seen,
+                       self.removed)
+        member = replace(member, ran=True, row=read[0], match=read[1], active=read[2])
         if b"ZADD" in seen:
-            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
-                           outcome="re-scored", reason="live", new_score=int(float(seen[b"ZADD"].sent[2])))
+            return replace(member, verdict=Verdict.RESCORED, new_score=int(float(seen[b"ZADD"].sent[2])))
         if self.marks["fail"] in lines:
-            reason = "gone" if attempts is None else "stale" if not token_ok else "not-active"
-            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
-                           outcome="failed", reason=reason)
-        return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score)
+            return replace(member, verdict=Verdict.FAILED, reason=failed_reason(member))
+        return member

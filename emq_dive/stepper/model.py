@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from typing import Generic, TypeVar, overload
 
-NOT_EVALUATED = "not evaluated"
-"""A check the code never reached because an earlier one failed."""
-NOT_WRITTEN = "not written: the command was refused"
-"""What a member's ``not-written`` outcome means: EMQ.EXTENDS refused the whole call, so it wrote nothing."""
+from .outcome import NOT_REACHED, Checked, Failed, Passed, Raised, Reason, Verdict
+
+Reply = object
+"""A raw reply as redis-py returns it (bytes, int, None, a list of replies) or the error it raised."""
 
 
 @dataclass(frozen=True)
@@ -19,39 +19,55 @@ class Call:
     source: str
     line: int
     sent: tuple[bytes, ...]
-    reply: Any
+    reply: Reply
 
 
 @dataclass(frozen=True)
 class Member:
-    """One (id, token) pair of the batch and what its checks read, once its step has run."""
+    """One (id, token) pair of the batch and what its checks found, once its step has run."""
 
     index: int
     id: str
     token: str
     ran: bool = False
-    attempts: bytes | str | None = NOT_EVALUATED
-    token_ok: bool | str | None = NOT_EVALUATED
-    score: bytes | str | None = NOT_EVALUATED
-    outcome: str = ""
-    """``re-scored``; ``failed`` (joined the batch's failed list, see ``reason``); ``live`` (passed the native read
-    pass, to be written); ``not-written`` (passed the read pass, but the command was refused, so nothing was written:
-    NOT_WRITTEN); ``raised`` (its own single call raised, see ``error`` and ``raised``); ``error`` (its check hit an
-    error reply, such as WRONGTYPE, that ends a batch); or empty while it waits."""
-    reason: str = ""
-    """The read verdict: ``live``, ``gone``, ``stale`` or ``not-active``."""
+    row: Checked = NOT_REACHED
+    """The row check, ``HGET <row> attempts``: passed with the attempts read, failed on nil, or an error reply."""
+    match: Checked = NOT_REACHED
+    """The token check: the attempts read are the caller's token (passed) or not (failed, with the attempts)."""
+    active: Checked = NOT_REACHED
+    """The active check, ``ZSCORE active <id>``: passed with the score, failed on nil, or removed (guard off)."""
+    verdict: Verdict | None = None
+    """What the step came to; None while the member waits."""
+    reason: Reason | None = None
+    """Why a ``failed`` or ``raised`` member was refused: gone, stale or not-active."""
     new_score: int | None = None
+    """What was written: the deadline the code re-scored the member to."""
     now: int | None = None
     """The clock read of this member's own call (singles); a batch's members share ``Step.now`` and leave it None."""
     error: str | None = None
     """The error reply this member's own call or check got, as the store worded it (``EMQSTALE …``)."""
-    raised: str = ""
-    """What the handle raised for this member's single call: ``Gone``, ``Stale``, ``NotActive`` or ``ResponseError``."""
+    raised: Raised | None = None
+    """What the handle raised for this member's single call."""
 
     @property
     def error_class(self) -> str | None:
         """The first word of ``error``, such as ``EMQSTALE`` or ``WRONGTYPE``."""
         return self.error.split(" ", 1)[0] if self.error else None
+
+    @property
+    def checks(self) -> tuple[Checked, Checked, Checked]:
+        """The three checks in the order the code makes them: row, token, active."""
+        return (self.row, self.match, self.active)
+
+    @property
+    def attempts(self) -> bytes | None:
+        """The attempts the row check read, or None (nil, an error, or not read)."""
+        return self.row.value if isinstance(self.row, Passed | Failed) else None
+
+    @property
+    def score(self) -> bytes | None:
+        """The score the active check read, or None (nil, not read, or removed)."""
+        return self.active.value if isinstance(self.active, Passed) else None
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,7 @@ class Step:
     lease_ms: int = 0
     command: tuple[bytes, ...] = ()
     """The batch command as the handle sends it (EVALSHA … or EMQ.EXTENDS …)."""
-    reply: Any = None
+    reply: Reply = None
     """The batch's reply, once the code has returned."""
     error: str | None = None
     """The error that ended the run, as the store worded it."""
@@ -137,8 +153,8 @@ class Agreement:
 
     wire: int
     command: tuple[bytes, ...]
-    stepped_reply: Any
-    atomic_reply: Any
+    stepped_reply: Reply
+    atomic_reply: Reply
     stepped_now: int | None
     atomic_now: int | None
     rescored: tuple[str, ...]

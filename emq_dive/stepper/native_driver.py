@@ -9,10 +9,12 @@ from typing import Any
 
 from ..echo_mq import native
 from ..echo_mq.scripts import marker_lines
+from .checks import checked
 from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic
 from .handle import BatchHandle
 from .hosts import ClientHost
-from .model import NOT_EVALUATED, Call, Member, Step
+from .model import Call, Member, Step
+from .outcome import Errored, Reason, Verdict
 from .tracing import lines_of
 
 NATIVE_MARKS = frozenset(marker_lines(inspect.getsource(native)).values())
@@ -75,12 +77,12 @@ class NativeDriver:
                 seen = self._member(latest[values["index"]], values["verdict"])
                 latest[seen.index] = seen
                 changed.append(seen)
-                if seen.outcome == "failed":
+                if seen.verdict is Verdict.FAILED:
                     failed.append(seen.id)
             elif probe.marker == "write-epoch":
                 for member in latest:
-                    if member.outcome == "live":
-                        latest[member.index] = replace(member, outcome="re-scored", new_score=values["score"])
+                    if member.verdict is Verdict.LIVE:
+                        latest[member.index] = replace(member, verdict=Verdict.RESCORED, new_score=values["score"])
                         changed.append(latest[member.index])
         if error is not None:
             changed = self._refused(latest, changed, before, error)
@@ -96,11 +98,11 @@ class NativeDriver:
         by_index = {member.index: member for member in changed}
         if before.index < len(self._batch.held) and error.split(" ", 1)[0] in ("WRONGTYPE", "NOPERM"):
             member = latest[before.index]
-            by_index[member.index] = replace(member, ran=True, outcome="error", error=error,
-                                             attempts=error if error.startswith("WRONGTYPE") else member.attempts)
+            by_index[member.index] = replace(member, ran=True, verdict=Verdict.STOPPED, error=error,
+                                             row=Errored(error) if error.startswith("WRONGTYPE") else member.row)
         for member in latest:
-            if member.outcome == "live":
-                by_index[member.index] = replace(member, outcome="not-written")
+            if member.verdict is Verdict.LIVE:
+                by_index[member.index] = replace(member, verdict=Verdict.NOT_WRITTEN)
         return [by_index[index] for index in sorted(by_index)]
 
     def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
@@ -117,8 +119,7 @@ class NativeDriver:
 
     @staticmethod
     def _member(member: Member, seen: native.Verdict) -> Member:
-        return replace(
-            member, ran=True, attempts=seen.attempts,
-            token_ok=NOT_EVALUATED if seen.token_ok is None else seen.token_ok,
-            score=NOT_EVALUATED if seen.in_active is None else seen.score,
-            outcome="live" if seen.live else "failed", reason=seen.reason)
+        row, match, active = checked(seen.attempts, seen.token_ok, seen.score, seen.in_active is not None)
+        return replace(member, ran=True, row=row, match=match, active=active,
+                       verdict=Verdict.LIVE if seen.live else Verdict.FAILED,
+                       reason=None if seen.live else Reason(seen.reason))

@@ -59,7 +59,8 @@ def paragraph(frame: Frame, style: Style) -> str:
         said = [f"the handle built the command for {words.members_text(frame)}.", "Nothing is sent yet."]
     elif member is not None:
         row, token, active, verdict = words.checks(member, step.now)
-        said = [f"member {member.index + 1} of {len(step.members)}, {member.id}, token {member.token}.",
+        said = [f"member {member.index + 1} of {len(step.members)}, {member.id}, token {member.token}; checks "
+                f"{words.checks_heading(step)}.",
                 f"Row check, HGET attempts: {row}.", f"Token check: {token}.", f"Active check, ZSCORE: {active}.",
                 f"Verdict: {verdict or 'none'}."]
     else:

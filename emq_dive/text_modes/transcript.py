@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..fates import FateRun, WireCompare
-from ..render import reply_text, wire_text
+from ..render import deadline, reply_text, wire_text
 from ..session import Frame, Session
 from . import words
 
@@ -134,15 +134,15 @@ def _step(frame: Frame) -> list[str]:
     elif not step.calls:
         out += ["This step sent nothing to the store.", ""]
     else:
-        source = words.SOURCES.get(step.source, step.source)
-        out += [f"Calls, from {source}:", ""]
+        out += [f"Calls, from {step.code or words.SOURCES.get(step.source, step.source)}:", ""]
         out += [f"- line {call.line}: {_code(wire_text(call.sent))} → {_code(reply_text(call.reply))}"
                 for call in step.calls]
         out.append("")
     member = words.current_member(step)
     if member is not None:
         row, token, active, verdict = words.checks(member, step.now)
-        out += [f"Checks of member {member.index + 1}, {member.id} (token {member.token}), in order:", "",
+        out += [f"Checks of member {member.index + 1}, {member.id} (token {member.token}): "
+                f"{words.checks_heading(step)}:", "",
                 f"1. row? `HGET … attempts`: {row}", f"2. token?: {token}", f"3. in active? `ZSCORE`: {active}",
                 "", f"Verdict: {verdict or 'none yet'}.", ""]
     written = words.writes(step)
@@ -178,7 +178,7 @@ def _end(frame: Frame) -> list[str]:
         if agreement.atomic_now is not None:
             out.append(f"- the atomic run's now: {agreement.atomic_now}")
     view = frame.view
-    active = ", ".join(f"{entry.id} {'absent' if entry.score is None else words.deadline(entry.score, step.now)}"
+    active = ", ".join(f"{entry.id} {'absent' if entry.score is None else deadline(entry.score, step.now)}"
                        for entry in view.active)
     out += [f"- active after the run ({view.active_count} members in all): {active or 'none shown'}",
             f"- pending ({view.pending_count}): {words.listed(view.pending)}", ""]
