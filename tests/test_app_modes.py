@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from emq_dive.echo_mq import keyspace
-from emq_dive.stepper import REMOVED_TEXT, Check
+from emq_dive.stepper import REMOVED_TEXT, Check, Verdict
 from emq_dive.stepper.modes import WHAT_IF_REFUSAL
 from emq_dive.stores import open_store
 from tests.tui_support import (
@@ -115,7 +115,7 @@ async def test_a_reaper_waits_for_the_batch_and_lands_between_single_calls():
         assert [(e.actor, e.kind) for e in events] == [("holder", "sends"), ("reaper", "waits")]
         assert events[-1].job_id == "JOB03"
         await press(app, pilot, "right")
-        assert screen.step.done and screen.step.members[2].outcome == "re-scored"
+        assert screen.step.done and screen.step.members[2].verdict is Verdict.RESCORED
         events = screen.frame.played.race
         kinds = [(e.actor, e.kind) for e in events]
         assert kinds.index(("reaper", "lands")) > kinds.index(("holder", "returns")), "it lands after the script"

@@ -14,6 +14,7 @@ from test_processes import _running_in
 from emq_dive.echo_mq import keyspace
 from emq_dive.lessons import load
 from emq_dive.session import Session
+from emq_dive.stepper import Verdict
 from emq_dive.text_modes.transcript import Recorder, default_name, record_run
 
 LESSON = load("batches-03")
@@ -28,9 +29,11 @@ def _facts(text: str) -> dict[str, object]:
     reply = re.search(r'^- the reply: \[(.*)\]$', run, re.M)
     assert failed and reply, run
     table = run[run.index("#### The end of the run"):]
-    rescored = dict(re.findall(r"^\| \d+ \| (\w+) \|.*\| re-scored to (\d+) \(now\+\d+\) \|$", table, re.M))
+    rescored = dict(re.findall(r"^\| \d+ \| (\w+) \|.*\| re-scored to now\+(\d+) \|$", table, re.M))
     epochs = dict(re.findall(r"^- `HSET \S+:job:(\w+) lease_epoch (\w+)`", run, re.M))
-    return {"now": int(nows.pop()), "failed": failed[-1].split(", "),
+    now = int(nows.pop())
+    rescored = {job: now + int(delta) for job, delta in rescored.items()}
+    return {"now": now, "failed": failed[-1].strip("[]").split(", "),
             "reply": [item.strip('"') for item in reply.group(1).split(", ")], "rescored": rescored,
             "epochs": epochs}
 
@@ -75,7 +78,7 @@ def test_a_recorded_frame_keeps_what_it_showed_after_the_run_steps_back(fake_sto
     steps = [entry.step.index for entry in recorder.entries]
     assert steps == [0, 1, 2, 3, 1], "the same step shown twice is kept once"
     third = recorder.entries[3].step
-    assert third.members[2].ran and third.members[2].outcome == "re-scored"
+    assert third.members[2].ran and third.members[2].verdict is Verdict.RESCORED
     assert list(third.failed) == ["JOB02"]
     text = recorder.markdown()
     assert "*Back to step 1: the store is put back as that step left it.*" in text
@@ -106,7 +109,7 @@ def test_the_run_so_far_holds_every_wire_and_fate_the_learner_used(fake_store, t
     assert "EMQGONE" in text
     assert "JOB02 token 1 (gone)" in text
     last = text[text.rindex("## The batch on wire"):]
-    assert "Verdict: joins failed (gone)." in last and "- failed after member 2: JOB02" in last
+    assert "Verdict: joins failed (gone)." in last and "- failed after member 2: [JOB02]" in last
 
 
 # -- the command ------------------------------------------------------------------------------------------------
