@@ -3,7 +3,7 @@ agreement from here, so no two views word the same fact apart."""
 
 from __future__ import annotations
 
-from .render import MAX_ITEMS, clock_note, deadline, reply_text, text
+from .render import MAX_ITEMS, clock_note, deadline, text
 from .stepper.model import Agreement, Member, Step
 from .stepper.outcome import Errored, NotReached, Passed, Removed, Verdict
 
@@ -69,10 +69,8 @@ def agreement_text(agreement: Agreement) -> str:
     """What the agreement check found, in the words every view says (the views add ✓ or ✗ before it)."""
     if not agreement.agree:
         return "the stepped and atomic runs differ: " + "; ".join(agreement.differences)
-    reply = agreement.atomic_reply
-    shown = reply if isinstance(reply, str) else reply_text(reply)
     clock = clock_note(agreement.stepped_now, agreement.atomic_now)
-    return f"the atomic run agrees: the same store, the same reply {shown}{clock}"
+    return f"the atomic run agrees: the same store, the same reply{clock}"
 
 
 def now_text(step: Step) -> str:

@@ -16,6 +16,7 @@ from emq_dive.screens.cost import CostView
 from emq_dive.screens.help import HELP
 from emq_dive.screens.sandbox import SandboxEditor, current_batch
 from emq_dive.session import Session
+from emq_dive.stepper import Reason
 from emq_dive.text_modes.transcript import default_name
 from tests.tui_support import (
     SIZE,
@@ -147,7 +148,7 @@ async def test_a_saved_lesson_loads_opens_and_is_listed(tmp_path, monkeypatch):
         await press(opened, pilot, "right", "right")
         assert [job for job, _ in opened.session.held][:2] == ["first-job", "JOB02"]
         assert "first-job" in shown(opened)
-        assert dive(opened).step.members[1].reason == "not-active"  # reaped: no longer in active
+        assert dive(opened).step.members[1].reason is Reason.NOT_ACTIVE  # reaped: no longer in active
 
     # the command line, in a copy of the checkout whose lessons/ holds the saved file
     copy = tmp_path / "checkout"
