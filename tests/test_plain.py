@@ -53,7 +53,8 @@ def test_four_enters_and_q_step_the_lesson_to_its_end() -> None:
     assert _heads(steps) == [f"Step {k} of 4 on wire 4" for k in range(5)]
     assert "JOB01 token 1 (live), JOB02 token 1 (stale), JOB03 token 1 (live), JOB04 token 1 (reaped)" in steps[0]
     assert 'member 2 of 4, JOB02, token 1; checks row?, token?, in active?, in order. Row check, HGET attempts: ' \
-           '"2", passes. Token check: "2" is not the token "1", fails. Active check, ZSCORE: not evaluated. Verdict: joins failed (stale).' in steps[2]
+           '"2", passes. Token check: "2" is not the token "1", fails. Active check, ZSCORE: not evaluated. ' \
+           'Verdict: joins failed (stale).' in steps[2]
     assert "Active check, ZSCORE: nil, fails. Verdict: joins failed (not-active)." in steps[4]
     now = re.findall(r"The shared now = (\d+), read once", "\n".join(steps[1:]))
     assert len(set(now)) == 1 and len(now) == 4
