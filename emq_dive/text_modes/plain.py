@@ -71,6 +71,8 @@ def paragraph(frame: Frame, style: Style) -> str:
     said += [f"The shared {words.now_text(step)}.", f"{_capital(words.failed_text(step))}."]
     said += [f"Note: {note}." for note in step.notes]
     if step.done:
+        said.append("Verdicts: " + "; ".join(f"{member.id} {words.checks(member, words.member_now(step, member))[3]}"
+                                             for member in step.members) + "." if step.members else "No members.")
         said.append(f"{_capital(words.reply_words(step))}.")
         if frame.answer:
             said.append(f"extend_locks {frame.answer}.")

@@ -165,7 +165,7 @@ def _end(frame: Frame) -> list[str]:
     out = ["#### The end of the run", "", "| # | id | token | row? HGET | token? | in active? | verdict |",
            "|---|---|---|---|---|---|---|"]
     for member in step.members:
-        cells = words.checks(member, step.now if member.now is None else member.now)  # a single call: its own
+        cells = words.checks(member, words.member_now(step, member))
         out.append("| " + " | ".join(_cell(c) for c in (str(member.index + 1), member.id, member.token, *cells))
                    + " |")
     out += ["", f"- {words.reply_words(step)}"]

@@ -30,6 +30,11 @@ def checks_heading(step: Step) -> str:
     return "row?, token?, in active?, in order"
 
 
+def member_now(step: Step, member: Member) -> int | None:
+    """The clock a member's deadlines read against: its own call's (singles), else the batch's one read."""
+    return step.now if member.now is None else member.now
+
+
 def current_member(step: Step) -> Member | None:
     """The member whose checks this step ran, or None for the handle and wire 6's write pass."""
     if step.index == 0 or step.index > len(step.members):
