@@ -47,7 +47,7 @@ def check_text(member: Member, which: int, now: int | None, brief: bool = False)
     if isinstance(check, NotReached):
         return NOT_REACHED_WORDS, "dim"
     if isinstance(check, Removed):
-        return REMOVED_WORDS, "note"
+        return ("removed" if brief else REMOVED_WORDS), "note"
     if isinstance(check, Errored):
         return (f"{check.reply.split(' ', 1)[0]} ✗" if brief else f"error: {check.reply}"), "bad"
     ok = isinstance(check, Passed)

@@ -1,0 +1,92 @@
+"""What a step means, made once by the engine and said alike by every view: singles' raised calls, the what-if's
+removed check, the singles agreement, and the undo log's hash fields."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from test_parity import TableApp, _run, _transcript_end
+from tui_support import FROZEN
+
+from emq_dive import fates
+from emq_dive.echo_mq import keyspace
+from emq_dive.stepper import REMOVED, Raised, Stepper, Verdict
+from emq_dive.stores import open_store
+from emq_dive.text_modes.plain import NoStyle, paragraph
+from emq_dive.widgets.batch_table import BatchTable
+from emq_dive.widgets.mode_notes import notes
+
+LEASE = 30_000
+CLAIM = 10_000
+
+
+@pytest.mark.parametrize("wire", [4, 6])
+def test_a_wrongtype_single_call_raises_on_its_own_and_the_next_call_runs(wire: int) -> None:
+    frames, markdown = _run(("live", "wrongtype", "live"), wire, "singles")
+    end = frames[-1]
+    wrong = end.step.members[1]
+    assert (wrong.verdict, wrong.raised, wrong.error_class) == (Verdict.RAISED, Raised.RESPONSE_ERROR, "WRONGTYPE")
+    assert end.step.members[2].verdict is Verdict.RESCORED, "each single call stands alone: the next one ran"
+    assert list(end.step.raised) == [1]
+    said = [paragraph(frame, NoStyle()) for frame in frames]
+    assert not any("the run stops here" in text for text in [*said, markdown])
+    assert _transcript_end(markdown)["JOB02"] == "raises ResponseError (WRONGTYPE)"
+    assert "Raised calls: [JOB02 ResponseError (WRONGTYPE)]." in said[-1], "singles list the raised calls"
+    assert "Failed" not in said[-1], "singles build no failed list"
+    raised_line = [line for line, role in notes(end) if line.startswith("raised:")]
+    assert raised_line and "JOB02 ResponseError (WRONGTYPE)" in raised_line[0] and "1 of 3 calls" in raised_line[0]
+
+
+def test_guard_off_says_its_removed_check_was_removed_not_unevaluated() -> None:
+    frames, markdown = _run(("live", "reaped", "live"), 4, "guard-off")
+    end = frames[-1]
+    assert all(member.active == REMOVED for member in end.step.members)
+    assert "3. in active? `ZSCORE`: removed (what-if)" in markdown
+    assert "in active? `ZSCORE`: not evaluated" not in markdown
+    assert "| removed (what-if) |" in markdown
+    assert "Active check, ZSCORE: removed (what-if)." in paragraph(frames[1], NoStyle())
+
+    async def read() -> tuple[str, list[str]]:
+        app = TableApp()
+        async with app.run_test(size=(170, 20)) as pilot:
+            table = app.query_one(BatchTable)
+            table.frame = end
+            await pilot.pause()
+            header = table.render_line(0).text
+            start = header.index("in active?")
+            return str(table.border_title), [table.render_line(y).text[start:start + 13].strip()
+                                             for y in range(1, 4)]
+
+    title, active = asyncio.run(read())
+    assert "checked in order" not in title and "in active? check is removed" in title
+    assert active == ["removed"] * 3
+
+
+def test_the_singles_agreement_sees_a_store_changed_under_the_stepped_run(fake_store) -> None:
+    batch = fates.build_batch(fake_store, ["live", "live", "live"], LEASE, CLAIM)
+    stepper = Stepper(fake_store, batch.held, LEASE, 4, "singles")
+    end = stepper.end()
+    assert all(member.verdict is Verdict.RESCORED for member in end.members)
+    fake_store.client.delete(keyspace.job_key(fake_store.queue, "JOB02"))  # gone before the unstepped calls run
+    agreement = stepper.verify()
+    assert not agreement.agree
+    assert any(difference.startswith("JOB02: stepped 1") and "EMQGONE" in difference
+               for difference in agreement.differences), agreement.differences
+
+
+@pytest.mark.parametrize("wire", [4, 6])
+def test_back_puts_back_a_lease_epoch_the_row_already_had(wire: int) -> None:
+    store = open_store("fakeredis", clock=lambda: FROZEN, run_id="f" * 40)
+    batch = fates.build_batch(store, ["live", "live"], LEASE, CLAIM)
+    rows = [keyspace.job_key(store.queue, job) for job, _ in batch.held]
+    store.client.hset(rows[0], "lease_epoch", "the-old-epoch")
+    before = fates.read_state(store.client, store.queue)
+    stepper = Stepper(store, batch.held, LEASE, wire)
+    stepper.end()
+    if wire == 6:
+        assert store.client.hget(rows[0], "lease_epoch") == b"f" * 40, "the write pass stamped a new epoch"
+    stepper.home()
+    assert store.client.hget(rows[0], "lease_epoch") == b"the-old-epoch"
+    assert store.client.hget(rows[1], "lease_epoch") is None
+    assert fates.read_state(store.client, store.queue) == before
