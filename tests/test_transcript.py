@@ -14,7 +14,7 @@ from test_processes import _running_in
 from emq_dive.echo_mq import keyspace
 from emq_dive.lessons import load
 from emq_dive.session import Session
-from emq_dive.stepper import Verdict
+from emq_dive.stepper import Check, Verdict
 from emq_dive.text_modes.transcript import Recorder, default_name, record_run
 
 LESSON = load("batches-03")
@@ -225,3 +225,30 @@ def test_the_default_backend_names_the_store_that_answered(tmp_path: Path) -> No
     run_against = next(line for line in text.splitlines() if line.startswith("Run against "))
     assert "starting" not in run_against and ("valkey" in run_against or "fakeredis" in run_against), run_against
     _check_lesson_facts(text, 4)
+
+
+def test_a_transcript_holds_the_race_and_the_predictions_and_their_score(fake_store) -> None:
+    session = Session(fake_store, LESSON, wire=4)
+    session.run_mode = "singles"
+    recorder = Recorder(LESSON.heading, fake_store.description)
+    with fake_store.io():
+        recorder.frame(session.open(0))
+        session.predict(True)
+        reaped, _ = session.reap()
+        guesses = [Check.RESCORED, Check.STALE, Check.RESCORED, Check.RESCORED]
+        for index, guess in enumerate(guesses):
+            frame = session.guess(index, guess, index + 1)
+            recorder.frame(frame)
+    assert frame.step.done
+    text = recorder.markdown()
+    race = text[text.index("#### The race with the reaper"):]
+    assert f"step 0, reaper: {reaped.text}" in race
+    assert any(event.actor == "reaper" and event.kind == "lands" for event in frame.played.race)
+    for event in frame.played.race:
+        assert f"step {event.step}, {event.actor}: {event.text}" in race
+    right, judged = frame.played.score
+    assert judged == 4 and f"#### Predictions: {right} of 4 right" in text
+    for one in frame.played.judged:
+        mark = "✓" if one.right else "✗"
+        assert (f"- {one.prediction.job_id}: guessed {one.prediction.guess.value} at step {one.prediction.step}; "
+                f"decided by {one.actual.value} {mark}") in text

@@ -182,6 +182,28 @@ def _end(frame: Frame) -> list[str]:
                        for entry in view.active)
     out += [f"- active after the run ({view.active_count} members in all): {active or 'none shown'}",
             f"- pending ({view.pending_count}): {words.listed(view.pending)}", ""]
+    return out + _played(frame)
+
+
+def _played(frame: Frame) -> list[str]:
+    """The learner's own moves in the run: the reaper's race, in order, and the guesses beside what decided."""
+    played = frame.played
+    if played is None:
+        return []
+    out = []
+    if any(event.actor == "reaper" for event in played.race):
+        out += ["#### The race with the reaper", ""]
+        out += [f"{n}. step {event.step}, {event.actor}: {event.text}" for n, event in enumerate(played.race, 1)]
+        out.append("")
+    if played.judged:
+        right, judged = played.score
+        out += [f"#### Predictions: {right} of {judged} right", ""]
+        for one in played.judged:
+            guess = one.prediction
+            actual = "not decided yet" if one.actual is None else f"decided by {one.actual.value}"
+            mark = "" if one.right is None else " ✓" if one.right else " ✗"
+            out.append(f"- {guess.job_id}: guessed {guess.guess.value} at step {guess.step}; {actual}{mark}")
+        out.append("")
     return out
 
 
