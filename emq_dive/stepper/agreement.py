@@ -48,7 +48,8 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
         if stepped.error is None or not isinstance(atomic_reply, Exception) or \
                 stepped.error.split()[0] != atomic_text.split()[0]:
             differences.append(f"replies differ: stepped {stepped_reply!r}, atomic {atomic_text!r}")
-    elif [_b(x) for x in stepped_reply] != list(atomic_reply):
+    elif not isinstance(stepped_reply, list) or not isinstance(atomic_reply, list) or \
+            [_b(x) for x in stepped_reply] != list(atomic_reply):
         differences.append(f"failed lists differ: stepped {stepped_reply!r}, atomic {atomic_reply!r}")
     if rescored and atomic_now is None:
         differences.append("the atomic run did not re-score every member at one shared score")

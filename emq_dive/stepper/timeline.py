@@ -9,8 +9,9 @@ import redis
 
 from ..echo_mq.connector import raw
 from ..stores import snapshot
-from .model import Grown, Member, MembersAt, Prefix
+from .model import Member
 from .outcome import Verdict
+from .views import Grown, MembersAt, Prefix
 
 READS = frozenset({b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"})
 """Commands the stepped code sends that write nothing."""
