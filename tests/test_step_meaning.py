@@ -4,13 +4,14 @@ removed check, the singles agreement, and the undo log's hash fields."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 import pytest
 from test_parity import TableApp, _run, _transcript_end
 from tui_support import FROZEN
 
 from emq_dive import fates
-from emq_dive.echo_mq import keyspace
+from emq_dive.echo_mq import keyspace, native
 from emq_dive.stepper import REMOVED, Raised, Stepper, Verdict
 from emq_dive.stores import open_store
 from emq_dive.text_modes.plain import NoStyle, paragraph
@@ -90,3 +91,15 @@ def test_back_puts_back_a_lease_epoch_the_row_already_had(wire: int) -> None:
     assert store.client.hget(rows[0], "lease_epoch") == b"the-old-epoch"
     assert store.client.hget(rows[1], "lease_epoch") is None
     assert fates.read_state(store.client, store.queue) == before
+
+
+def test_each_twin_call_in_singles_names_the_native_line_that_made_it(fake_store) -> None:
+    batch = fates.build_batch(fake_store, ["live", "stale"], LEASE, CLAIM)
+    stepper = Stepper(fake_store, batch.held, LEASE, 6, "singles")
+    steps = [stepper.forward(), stepper.forward()]
+    source = inspect.getsource(native).splitlines()
+    methods = {b"HGET": "hget", b"ZSCORE": "zscore", b"ZADD": "zadd", b"HSET": "hset", b"TIME": "now_ms"}
+    calls = [call for step in steps for call in step.calls]
+    assert {call.sent[0] for call in calls} >= {b"TIME", b"HGET", b"ZSCORE", b"ZADD", b"HSET"}
+    for call in calls:
+        assert f"host.{methods[call.sent[0]]}(" in source[call.line - 1], (call.sent[0], call.line)

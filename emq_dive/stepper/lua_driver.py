@@ -10,7 +10,7 @@ from ..echo_mq import scripts
 from ..echo_mq.connector import error_text
 from ..echo_mq.scripts import marker_lines
 from .checks import checked, failed_reason
-from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic, send
+from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, drive_lua, register, run_atomic
 from .handle import BatchHandle
 from .lua_run import LuaRun, Pending
 from .model import Call, Member, Step
@@ -77,27 +77,23 @@ class LuaDriver:
         run = self._run
         assert run is not None, "start the driver before stepping it"
         index = before.index + 1
-        calls: list[Call] = []
-        member_started = False
-        lines = list(self._carry)
-        reply: Any = None
-        error: str | None = None
-        while True:
-            kind, line, args = self._pending
-            if kind == "error":
-                error = args
-                break
-            if kind == "done":
-                reply = args
-                break
-            if args[0] == b"HGET":
-                if member_started:
-                    break
-                member_started = True
-            call = self._send(line, args)
-            calls.append(call)
-            self._pending = run.advance(call.reply)
-            lines += run.lines()
+        started: list[bool] = []
+
+        def next_member(args: Sequence[bytes]) -> bool:
+            """A member's step starts at its HGET: the second HGET belongs to the next step."""
+            if args[0] != b"HGET":
+                return False
+            if started:
+                return True
+            started.append(True)
+            return False
+
+        self._pending, calls, ran = drive_lua(run, self._pending, self._batch, self.source, next_member)
+        lines = [*self._carry, *ran]
+        member_started = bool(started)
+        kind, _, value = self._pending
+        reply: Any = value if kind == "done" else None
+        error: str | None = value if kind == "error" else None
         lines += run.lines()
         self._carry = []
         if self._pending[0] == "call":
@@ -110,9 +106,6 @@ class LuaDriver:
 
     def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
         return run_atomic(self._batch, self.wire, between)
-
-    def _send(self, line: int, args: Sequence[bytes]) -> Call:
-        return send(self._batch, self.source, line, args)
 
     def _member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
         seen = {call.sent[0]: call for call in calls}

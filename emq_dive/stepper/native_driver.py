@@ -20,6 +20,19 @@ from .tracing import lines_of
 NATIVE_MARKS = frozenset(marker_lines(inspect.getsource(native)).values())
 
 
+def run_twin(run: Generator[native.Probe, None, object], probes: list[native.Probe],
+             stop_at: str | None = None) -> tuple[bool, object]:
+    """Drive the twin to its next ``stop_at`` probe, or to its reply, noting each probe: (returned?, its reply)."""
+    while True:
+        try:
+            probe = next(run)
+        except StopIteration as stop:
+            return True, stop.value
+        probes.append(probe)
+        if probe.marker == stop_at:
+            return False, None
+
+
 @register(6)
 class NativeDriver:
     """Steps EMQ.EXTENDS's twin: one step per member of the read pass, then one for the write pass."""
@@ -51,19 +64,21 @@ class NativeDriver:
         self._run = native.extends(host, [b"2", *self._batch.keys, *self._batch.argv])
         host.replay = list(recorded)
         for _ in range(position):
-            self._next_probes([])
+            run_twin(self._run, [], "read-verdict")
         if host.replay:
             raise ReplayMismatch("the twin stopped before using every recorded reply")
 
     def step(self, before: Step) -> Outcome:
         host = self._host
         assert host is not None, "start the driver before stepping it"
+        assert self._run is not None
         host.calls, host.notes = [], []
         now, reply, error, done = before.now, None, None, False
         probes: list[native.Probe] = []
         with lines_of(native.__file__) as lines:
+            host.lines = lines
             try:
-                done, reply = self._next_probes(probes)
+                done, reply = run_twin(self._run, probes, "read-verdict")
             except native.NativeError as err:
                 error, done = str(err), True
         latest = list(before.members)
@@ -104,18 +119,6 @@ class NativeDriver:
             if member.verdict is Verdict.LIVE:
                 by_index[member.index] = replace(member, verdict=Verdict.NOT_WRITTEN)
         return [by_index[index] for index in sorted(by_index)]
-
-    def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
-        """Drive the twin through one step (to its next read verdict, or to its reply); say if it returned."""
-        assert self._run is not None
-        while True:
-            try:
-                probe = next(self._run)
-            except StopIteration as stop:
-                return True, stop.value
-            probes.append(probe)
-            if probe.marker == "read-verdict":
-                return False, None
 
     @staticmethod
     def _member(member: Member, seen: native.Verdict) -> Member:

@@ -12,12 +12,12 @@ from ..echo_mq import jobs, native, scripts
 from ..echo_mq.connector import Connector
 from ..echo_mq.scripts import marker_lines
 from .checks import checked
-from .driver import Batch, Handle, Interlude, Outcome, register, send
+from .driver import Batch, Handle, Interlude, Outcome, drive_lua, register
 from .handle import Sent, SinglesHandle, answer_single, capture_single
 from .hosts import ClientHost
 from .lua_run import LuaRun
 from .model import Call, Member, Step
-from .native_driver import NATIVE_MARKS
+from .native_driver import NATIVE_MARKS, run_twin
 from .outcome import NOT_REACHED, Checked, Errored, Raised, Reason, Verdict
 from .tracing import lines_of
 
@@ -136,13 +136,8 @@ class SinglesLuaDriver(_Singles):
         run = LuaRun(sent.script.source, f"{sent.script.name}.lua", sent.keys, sent.argv)
         pending = run.advance()
         lines = run.lines()
-        calls: list[Call] = []
-        while pending[0] == "call":
-            _, line, args = pending
-            call = send(self._batch, self.source, line, args)
-            calls.append(call)
-            pending = run.advance(call.reply)
-            lines += run.lines()
+        pending, calls, ran = drive_lua(run, pending, self._batch, self.source)
+        lines += ran
         kind, _, value = pending
         error = value if kind == "error" else None
         if isinstance(value, dict):
@@ -176,11 +171,9 @@ class SinglesNativeDriver(_Singles):
         reply: Any = None
         error: str | None = None
         with lines_of(native.__file__) as lines:
+            host.lines = lines
             try:
-                while True:
-                    probes.append(next(handler))
-            except StopIteration as stop:
-                reply = stop.value
+                _, reply = run_twin(handler, probes)
             except native.NativeError as err:
                 error = str(err)
         values = {probe.marker: probe.values for probe in probes}
