@@ -7,16 +7,23 @@ import asyncio
 import inspect
 
 import pytest
+import redis
+from test_drivers import least_privilege  # noqa: F401  (the fixture)
 from test_parity import TableApp, _run, _transcript_end
-from tui_support import FROZEN
+from textual.app import App, ComposeResult
+from tui_support import FROZEN, lesson
 
 from emq_dive import fates
 from emq_dive.echo_mq import keyspace, native
+from emq_dive.session import Frame, Session
 from emq_dive.stepper import REMOVED, Raised, Stepper, Verdict
+from emq_dive.stepper.hosts import RUN_ID_LEARNED, probe_refused
 from emq_dive.stores import open_store
 from emq_dive.text_modes.plain import NoStyle, paragraph
+from emq_dive.text_modes.transcript import Recorder, record_run
 from emq_dive.widgets.batch_table import BatchTable
 from emq_dive.widgets.mode_notes import notes
+from emq_dive.widgets.wire_pane import WirePane
 
 LEASE = 30_000
 CLAIM = 10_000
@@ -103,3 +110,45 @@ def test_each_twin_call_in_singles_names_the_native_line_that_made_it(fake_store
     assert {call.sent[0] for call in calls} >= {b"TIME", b"HGET", b"ZSCORE", b"ZADD", b"HSET"}
     for call in calls:
         assert f"host.{methods[call.sent[0]]}(" in source[call.line - 1], (call.sent[0], call.line)
+
+
+@pytest.mark.server
+def test_a_stand_in_probe_the_user_may_not_run_is_a_note_not_a_refusal(least_privilege) -> None:  # noqa: F811
+    """As a least-privilege URL user on wire 6, ACL DRYRUN and INFO are refused: no view shows an (error) NOPERM for
+    them; the step's note says what could not be checked and why."""
+    store, _, _ = least_privilege
+    session = Session(store, lesson(), wire=6)
+    recorder = Recorder("least privilege", store.description)
+    end = record_run(session, recorder)
+    frames = [entry for entry in recorder.entries if isinstance(entry, Frame)]
+    assert end.step.error is None and end.wire == 6
+    refused = [call for frame in frames for call in frame.step.calls if call.refused_stand_in]
+    assert refused and all(call.sent[0] == b"ACL" and isinstance(call.reply, redis.exceptions.NoPermissionError)
+                           for call in refused), "the probe really ran and was refused (kept for the replay)"
+    assert all(probe_refused("NOPERM") in frame.step.notes for frame in frames[1:])
+    assert RUN_ID_LEARNED in end.step.notes
+    markdown = recorder.markdown()
+    assert "(error) NOPERM" not in markdown and f"note: {probe_refused('NOPERM')}" in markdown
+
+    async def read() -> list[str]:
+        app = WireApp()
+        async with app.run_test(size=(170, 40)) as pilot:
+            pane = app.query_one(WirePane)
+            said = []
+            for frame in frames:
+                pane.frame = frame
+                await pilot.pause()
+                said.append(pane.full_text())
+            return said
+
+    for text in asyncio.run(read())[1:]:
+        assert "(error) NOPERM" not in text and "ACL DRYRUN " + store.client.connection_pool.connection_kwargs[
+            "username"] not in text, text
+        assert f"note: {probe_refused('NOPERM')}" in text
+
+
+class WireApp(App[None]):
+    """The wire pane alone."""
+
+    def compose(self) -> ComposeResult:
+        yield WirePane()

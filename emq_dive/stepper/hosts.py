@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import redis
@@ -58,7 +59,7 @@ class ClientHost:
         self.lines: Sequence[int] = ()
         """The twin's lines run so far in this step, as the driver traces them."""
 
-    def _exchange(self, *args: Any) -> Any:
+    def _exchange(self, *args: Any, probe: bool = False) -> Any:
         """Send one command (or take its recorded reply on a replay); an error reply comes back as the exception.
 
         The call's source line is the twin's line running now: the last one ``lines`` (the driver's
@@ -70,6 +71,8 @@ class ClientHost:
                 raise RuntimeError(f"replay expected {recorded.sent!r}, the twin sent {sent!r}")
             return recorded.reply
         call = send_to(self._store, self._before_write, "native", self.lines[-1] if self.lines else 0, sent)
+        if probe and isinstance(call.reply, Exception):  # a stand-in this user may not run: the note says so
+            call = replace(call, refused_stand_in=True)
         self.calls.append(call)
         return call.reply
 
@@ -110,7 +113,7 @@ class ClientHost:
         return True
 
     def _probe(self, *args: Any) -> Any:
-        reply = self._exchange(*args)
+        reply = self._exchange(*args, probe=True)
         if isinstance(reply, Exception):
             self._refused = error_text(reply)
         return reply

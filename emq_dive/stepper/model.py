@@ -19,6 +19,9 @@ class Call:
     line: int
     sent: tuple[bytes, ...]
     reply: Reply
+    refused_stand_in: bool = False
+    """True for a stand-in probe (ACL WHOAMI, ACL DRYRUN) the server would not let this user run: the step's note
+    says what could not be checked and why, so no view shows it as a refusal."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,11 @@ class Step:
     """Each single call's own clock read so far, in call order (a batch leaves it empty and reads ``now`` once)."""
     raised: Sequence[int] = ()
     """The indices of the members whose own single call raised so far, in call order."""
+
+    @property
+    def shown_calls(self) -> tuple[Call, ...]:
+        """The calls a view lists: every one but a refused stand-in probe (the step's note stands for it)."""
+        return tuple(call for call in self.calls if not call.refused_stand_in)
 
     @property
     def clock_reads(self) -> Sequence[int]:

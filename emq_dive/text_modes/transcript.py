@@ -131,12 +131,12 @@ def _step(frame: Frame) -> list[str]:
     out = [f"### Step {step.index} of {step.count} · {step.title}", ""]
     if step.index == 0:
         out += ["The handle built the command; nothing is sent yet.", ""]
-    elif not step.calls:
+    elif not step.shown_calls:
         out += ["This step sent nothing to the store.", ""]
     else:
         out += [f"Calls, from {step.code or words.SOURCES.get(step.source, step.source)}:", ""]
         out += [f"- line {call.line}: {_code(wire_text(call.sent))} → {_code(reply_text(call.reply))}"
-                for call in step.calls]
+                for call in step.shown_calls]
         out.append("")
     member = words.current_member(step)
     if member is not None:
