@@ -152,3 +152,18 @@ class WireApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield WirePane()
+
+
+def test_the_course_wire_and_port_names_hang_off_the_reason() -> None:
+    from emq_dive.echo_mq import jobs
+    from emq_dive.stepper import Reason
+
+    named = {reason: (reason.course, reason.wire_class, reason.raised.value) for reason in Reason}
+    assert named == {Reason.GONE: ("{:error, :gone}", "EMQGONE", "Gone"),
+                     Reason.STALE: ("{:error, :stale}", "EMQSTALE", "Stale"),
+                     Reason.NOT_ACTIVE: ("{:error, :not_active}", "EMQNOTACTIVE", "NotActive")}
+    for reason in Reason:
+        port = getattr(jobs, reason.raised.value)
+        assert issubclass(port, jobs.LeaseRefused) and reason.wire_class in (port.__doc__ or "")
+        assert reason.raised.reason is reason and Reason.of_wire_class(f"{reason.wire_class} why") is reason
+    assert Raised.RESPONSE_ERROR.reason is None and Reason.of_wire_class("WRONGTYPE x") is None
