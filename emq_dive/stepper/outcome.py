@@ -106,18 +106,3 @@ class Verdict(Enum):
     """Its own single call raised (see the member's raised class and error)."""
     STOPPED = "stopped"
     """Its check hit an error reply, such as WRONGTYPE, that stops the whole batch."""
-
-    @property
-    def course(self) -> str:
-        """How the course's batch answers a member with this verdict."""
-        return _COURSE[self]
-
-
-_COURSE = {
-    Verdict.RESCORED: ":ok (re-scored)",
-    Verdict.FAILED: "{:ok, failed} with the id in failed",
-    Verdict.LIVE: "to be re-scored by the write pass",
-    Verdict.NOT_WRITTEN: "{:error, …}: the command was refused",
-    Verdict.RAISED: "{:error, …}: its own call raised",
-    Verdict.STOPPED: "{:error, …}: the run stops",
-}
