@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from pathlib import Path
 
 import pytest
 import redis
@@ -167,3 +168,35 @@ def test_the_course_wire_and_port_names_hang_off_the_reason() -> None:
         assert issubclass(port, jobs.LeaseRefused) and reason.wire_class in (port.__doc__ or "")
         assert reason.raised.reason is reason and Reason.of_wire_class(f"{reason.wire_class} why") is reason
     assert Raised.RESPONSE_ERROR.reason is None and Reason.of_wire_class("WRONGTYPE x") is None
+
+
+def test_the_step_engine_and_its_words_import_no_circle() -> None:
+    """Every import, at any depth in a module, among the stepper's modules, render and step_words: no module
+    reaches itself (driver ⇄ modes once did, through an import inside driver_for)."""
+    import emq_dive
+
+    assert circles(Path(emq_dive.__file__).parent) == []
+
+
+def circles(root: Path) -> list[str]:
+    """The modules of the step engine and its words that import themselves through others."""
+    import ast
+
+    files = {f"stepper.{f.stem}": f for f in (root / "stepper").glob("*.py") if f.stem != "__init__"}
+    files |= {name: root / f"{name}.py" for name in ("render", "step_words") if (root / f"{name}.py").exists()}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = "stepper." if name.startswith("stepper.") else ""
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(package + node.module if node.level == 1 else node.module)
+        graph[name] = {target for target in found if target in files and target != name}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in graph[start]:
+            if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
+                return True
+        return False
+
+    return [name for name in graph if reaches(name, name, {name})]
