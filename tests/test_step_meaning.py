@@ -24,6 +24,7 @@ from emq_dive.text_modes.plain import NoStyle, paragraph
 from emq_dive.text_modes.transcript import Recorder, record_run
 from emq_dive.widgets.batch_table import BatchTable
 from emq_dive.widgets.mode_notes import notes
+from emq_dive.widgets.step_bar import StepBar
 from emq_dive.widgets.wire_pane import WirePane
 
 LEASE = 30_000
@@ -45,6 +46,24 @@ def test_a_wrongtype_single_call_raises_on_its_own_and_the_next_call_runs(wire: 
     assert "Failed" not in said[-1], "singles build no failed list"
     raised_line = [line for line, role in notes(end) if line.startswith("raised:")]
     assert raised_line and "JOB02 ResponseError (WRONGTYPE)" in raised_line[0] and "1 of 3 calls" in raised_line[0]
+
+    async def bar_text() -> str:
+        app = BarApp()
+        async with app.run_test(size=(170, 20)) as pilot:
+            bar = app.query_one(StepBar)
+            bar.frame = end
+            await pilot.pause()
+            return bar.render().plain
+
+    said_by_bar = asyncio.run(bar_text())
+    assert "raised calls: [JOB02 ResponseError (WRONGTYPE)]" in said_by_bar and "failed" not in said_by_bar
+
+
+class BarApp(App[None]):
+    """The step bar alone."""
+
+    def compose(self) -> ComposeResult:
+        yield StepBar()
 
 
 def test_guard_off_says_its_removed_check_was_removed_not_unevaluated() -> None:
@@ -200,3 +219,13 @@ def circles(root: Path) -> list[str]:
         return False
 
     return [name for name in graph if reaches(name, name, {name})]
+
+
+def test_the_text_modes_name_the_single_verb_for_a_singles_answer() -> None:
+    frames, markdown = _run(("live", "stale"), 4, "singles")
+    said = paragraph(frames[-1], NoStyle())
+    assert "extend_lock, call by call, returns [None, Stale(" in said and "extend_locks returns" not in said
+    assert "- extend_lock, call by call, returns [None, Stale(" in markdown
+    frames, markdown = _run(("live", "stale"), 4, "batch")
+    assert "extend_locks returns ['JOB02']" in paragraph(frames[-1], NoStyle()) and \
+        "- extend_locks returns ['JOB02']" in markdown

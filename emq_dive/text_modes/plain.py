@@ -75,7 +75,7 @@ def paragraph(frame: Frame, style: Style) -> str:
                                              for member in step.members) + "." if step.members else "No members.")
         said.append(f"{_capital(words.reply_words(step))}.")
         if frame.answer:
-            said.append(f"extend_locks {frame.answer}.")
+            said.append(f"{words.answer_words(frame)}.")
         if frame.agreement is not None:
             said.append(f"{_capital(words.agreement_text(frame.agreement))}.")
     return " ".join([head, *said])

@@ -170,7 +170,7 @@ def _end(frame: Frame) -> list[str]:
                    + " |")
     out += ["", f"- {words.reply_words(step)}"]
     if frame.answer:
-        out.append(f"- extend_locks {frame.answer}")
+        out.append(f"- {words.answer_words(frame)}")
     if frame.agreement is not None:
         agreement = frame.agreement
         out.append(f"- agreement check ({_code(wire_text(agreement.command, 4))} …, run atomically from the "

@@ -72,6 +72,12 @@ def reply_words(step: Step) -> str:
 agreement_text = step_words.agreement_text
 
 
+def answer_words(frame: Frame) -> str:
+    """What the handle returned or raised for the run: the batch verb's one answer, or each single call's."""
+    verb = "extend_lock, call by call," if frame.step.mode == "singles" else "extend_locks"
+    return f"{verb} {frame.answer}"
+
+
 def members_text(frame: Frame) -> str:
     """The batch's members, their tokens and their fates: ``JOB01 token 1 (live), …``."""
     return ", ".join(f"{job} token {token} ({fate})" for (job, token), fate in
