@@ -3,11 +3,13 @@ agreement from here, so no two views word the same fact apart."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .render import MAX_ITEMS, clock_note, deadline, text
 from .stepper.model import Agreement, Member, Step
 from .stepper.outcome import Errored, NotReached, Passed, Removed, Verdict
 
-Role = str
+Role = Literal["ok", "bad", "note", "dim", ""]
 """A text's style role, as the views name them: ``ok``, ``bad``, ``note``, ``dim`` or empty."""
 
 VERDICT_WORDS: dict[Verdict, tuple[str, ...]] = {
@@ -20,8 +22,8 @@ VERDICT_WORDS: dict[Verdict, tuple[str, ...]] = {
     Verdict.STOPPED: ("the run stops here",),
 }
 """Each verdict's words, longest first: a narrow cell shows the longest that fits."""
-VERDICT_ROLES = {Verdict.RESCORED: "ok", Verdict.FAILED: "bad", Verdict.LIVE: "note", Verdict.NOT_WRITTEN: "dim",
-                 Verdict.RAISED: "bad", Verdict.STOPPED: "bad"}
+VERDICT_ROLES: dict[Verdict, Role] = {Verdict.RESCORED: "ok", Verdict.FAILED: "bad", Verdict.LIVE: "note",
+                                      Verdict.NOT_WRITTEN: "dim", Verdict.RAISED: "bad", Verdict.STOPPED: "bad"}
 WAITING = "waiting"
 REMOVED_WORDS = "removed (what-if)"
 NOT_REACHED_WORDS = "not evaluated"
