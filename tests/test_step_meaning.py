@@ -229,3 +229,33 @@ def test_the_text_modes_name_the_single_verb_for_a_singles_answer() -> None:
     frames, markdown = _run(("live", "stale"), 4, "batch")
     assert "extend_locks returns ['JOB02']" in paragraph(frames[-1], NoStyle()) and \
         "- extend_locks returns ['JOB02']" in markdown
+
+
+def test_a_run_that_disagrees_says_so_with_a_cross_in_the_step_bar_and_every_text_view() -> None:
+    """The store changes under the stepped run (JOB01's row goes after its call re-scored it), so the unstepped
+    calls meet a gone row: the step bar, the plain mode and the transcript all say ✗ / differ, never ✓."""
+    store = open_store("fakeredis", clock=lambda: FROZEN, run_id="0" * 40)
+    session = Session(store, lesson(), batch=("live", "live", "live"), wire=4)
+    session.run_mode = "singles"
+    recorder = Recorder("disagrees", store.description)
+    with store.io():
+        recorder.frame(session.open(2))
+        store.client.delete(keyspace.job_key(store.queue, "JOB01"))
+        end = session.goto(3)
+        recorder.frame(end)
+    assert end.agreement is not None and not end.agreement.agree
+    assert any(d.startswith("JOB01: stepped 1") for d in end.agreement.differences), end.agreement.differences
+    assert "The stepped and atomic runs differ: JOB01: stepped 1" in paragraph(end, NoStyle())
+    markdown = recorder.markdown()
+    assert "✗ the stepped and atomic runs differ: JOB01: stepped 1" in markdown and "✓ the atomic" not in markdown
+
+    async def bar_text() -> str:
+        app = BarApp()
+        async with app.run_test(size=(170, 20)) as pilot:
+            bar = app.query_one(StepBar)
+            bar.frame = end
+            await pilot.pause()
+            return bar.render().plain
+
+    said = asyncio.run(bar_text())
+    assert f"✗ run {end.run}: the stepped and atomic runs differ: JOB01: stepped 1" in said and "✓" not in said
