@@ -259,3 +259,14 @@ def test_a_run_that_disagrees_says_so_with_a_cross_in_the_step_bar_and_every_tex
 
     said = asyncio.run(bar_text())
     assert f"✗ run {end.run}: the stepped and atomic runs differ: JOB01: stepped 1" in said and "✓" not in said
+
+
+@pytest.mark.parametrize(("wire", "mode"), [(4, "batch"), (4, "singles"), (6, "batch"), (6, "singles")])
+def test_a_member_says_what_was_written_for_it(wire: int, mode: str) -> None:
+    frames, _ = _run(("live", "stale", "live"), wire, mode)
+    end = frames[-1].step
+    store_epoch = b"0" * 40 if wire == 6 else None  # the run_id _run pins; the scripts stamp no epoch
+    written = [(m.verdict, m.new_score is not None, m.epoch) for m in end.members]
+    failed = Verdict.RAISED if mode == "singles" else Verdict.FAILED
+    assert written == [(Verdict.RESCORED, True, store_epoch), (failed, False, None),
+                       (Verdict.RESCORED, True, store_epoch)]

@@ -44,6 +44,9 @@ class Member:
     """Why a ``failed`` or ``raised`` member was refused: gone, stale or not-active."""
     new_score: int | None = None
     """What was written: the deadline the code re-scored the member to."""
+    epoch: bytes | None = None
+    """What else was written: the ``lease_epoch`` the native code stamped on the row (wire 6; the scripts stamp
+    none)."""
     now: int | None = None
     """The clock read of this member's own call (singles); a batch's members share ``Step.now`` and leave it None."""
     error: str | None = None

@@ -97,7 +97,8 @@ class NativeDriver:
             elif probe.marker == "write-epoch":
                 for member in latest:
                     if member.verdict is Verdict.LIVE:
-                        latest[member.index] = replace(member, verdict=Verdict.RESCORED, new_score=values["score"])
+                        latest[member.index] = replace(member, verdict=Verdict.RESCORED, new_score=values["score"],
+                                                       epoch=values["run_id"])
                         changed.append(latest[member.index])
         if error is not None:
             changed = self._refused(latest, changed, before, error)

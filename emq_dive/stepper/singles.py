@@ -38,6 +38,8 @@ class CallRun:
     checks: tuple[Checked, Checked, Checked] = (NOT_REACHED, NOT_REACHED, NOT_REACHED)
     new_score: int | None = None
     notes: tuple[str, ...] = ()
+    epoch: bytes | None = None
+    """The lease_epoch the call stamped (wire 6)."""
 
 
 class _Singles:
@@ -111,7 +113,7 @@ def _member(member: Member, ran: CallRun, raised: BaseException | None) -> Membe
     row, match, active = ran.checks
     seen = replace(member, ran=True, row=row, match=match, active=active, now=ran.now, error=ran.error)
     if ran.error is None:
-        return replace(seen, verdict=Verdict.RESCORED, new_score=ran.new_score)
+        return replace(seen, verdict=Verdict.RESCORED, new_score=ran.new_score, epoch=ran.epoch)
     reason = Reason.of_wire_class(ran.error)
     if isinstance(raised, jobs.LeaseRefused) and reason is not None:
         return replace(seen, verdict=Verdict.RAISED, reason=reason, raised=reason.raised)
@@ -186,4 +188,5 @@ class SinglesNativeDriver(_Singles):
             checks = (Errored(error), NOT_REACHED, NOT_REACHED)
         new_score = values.get("one-epoch", {}).get("score")
         return CallRun(tuple(lines), tuple(host.calls), now if isinstance(now, int) else None, reply, error,
-                       checks, new_score if isinstance(new_score, int) else None, tuple(dict.fromkeys(host.notes)))
+                       checks, new_score if isinstance(new_score, int) else None, tuple(dict.fromkeys(host.notes)),
+                       next((c.sent[3] for c in host.calls if c.sent[:1] == (b"HSET",) and len(c.sent) == 4), None))
