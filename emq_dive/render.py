@@ -136,3 +136,4 @@ def clock_note(stepped_now: int | None, atomic_now: int | None) -> str:
     if atomic_now == stepped_now:
         return ", the same now"
     return f", a now of its own ({atomic_now - stepped_now:+d} ms)"
+

@@ -7,6 +7,7 @@ from emq_dive.fates import FATES
 from emq_dive.fates.availability import NEEDS_CLUSTER, NOT_OWNED
 from emq_dive.screens.fate_picker import FatePicker
 from emq_dive.screens.fate_view import FateView
+from emq_dive.stepper import Reason
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
 
@@ -89,7 +90,7 @@ async def test_a_member_fate_shows_four_real_answers_and_can_be_given_to_a_membe
         assert screen.session.fates == ("gone", "stale", "live", "reaped")
         assert screen.session.stepper.position == 0
         await press(app, pilot, "right")
-        assert screen.step.members[0].reason == "gone"
+        assert screen.step.members[0].reason is Reason.GONE
         assert "failed after member 1: [JOB01]" in shown(app)
 
 

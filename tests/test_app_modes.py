@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from emq_dive.echo_mq import keyspace
-from emq_dive.stepper import REMOVED_TEXT, Check
+from emq_dive.stepper import REMOVED_TEXT, Check, Raised, Verdict
 from emq_dive.stepper.modes import WHAT_IF_REFUSAL
 from emq_dive.stores import open_store
 from tests.tui_support import (
@@ -51,7 +51,7 @@ async def test_singles_mode_reads_the_clock_per_call_and_raises_stale():
         assert step.done and step.round_trips == 4
         assert len(set(step.clock_reads)) == 4 and step.spread > 0
         stale = step.members[1]
-        assert (stale.raised, stale.error_class) == ("Stale", "EMQSTALE")
+        assert (stale.raised, stale.error_class) == (Raised.STALE, "EMQSTALE")
         text = shown(app)
         assert all(str(now) in text for now in step.clock_reads)
         assert f"spread {step.spread} ms" in text
@@ -115,7 +115,7 @@ async def test_a_reaper_waits_for_the_batch_and_lands_between_single_calls():
         assert [(e.actor, e.kind) for e in events] == [("holder", "sends"), ("reaper", "waits")]
         assert events[-1].job_id == "JOB03"
         await press(app, pilot, "right")
-        assert screen.step.done and screen.step.members[2].outcome == "re-scored"
+        assert screen.step.done and screen.step.members[2].verdict is Verdict.RESCORED
         events = screen.frame.played.race
         kinds = [(e.actor, e.kind) for e in events]
         assert kinds.index(("reaper", "lands")) > kinds.index(("holder", "returns")), "it lands after the script"
@@ -124,7 +124,7 @@ async def test_a_reaper_waits_for_the_batch_and_lands_between_single_calls():
 
         await press(app, pilot, "home", "m", "right", "right", "k", "right")
         member = screen.step.members[2]
-        assert (member.raised, member.error_class) == ("NotActive", "EMQNOTACTIVE")
+        assert (member.raised, member.error_class) == (Raised.NOT_ACTIVE, "EMQNOTACTIVE")
         assert where(store, "JOB03") == (False, True), "the reaper moved it before the third call"
         await press(app, pilot, "left")
         assert where(store, "JOB03") == (True, False), "back undoes the reaper's move too"

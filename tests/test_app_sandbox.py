@@ -17,6 +17,7 @@ from emq_dive.screens.cost import CostView
 from emq_dive.screens.help import HELP
 from emq_dive.screens.sandbox import SandboxEditor
 from emq_dive.session import Session
+from emq_dive.stepper import Reason
 from emq_dive.text_modes.transcript import default_name
 from tests.tui_support import (
     SIZE,
@@ -101,7 +102,7 @@ async def test_an_edited_batch_runs_from_step_0_on_the_live_store():
         step = screen.step
         assert step.done
         by_id = {m.id: m.reason for m in step.members}
-        assert by_id["JOB01"] == "stale" and by_id["ghost-1"] == "gone" and by_id["JOB03"] == "live"
+        assert by_id["JOB01"] is Reason.STALE and by_id["ghost-1"] is Reason.GONE and by_id["JOB03"] is None
         assert {"JOB01", "ghost-1"} <= set(step.failed)
 
 
@@ -116,8 +117,8 @@ def test_an_edited_batch_sets_up_on_each_backend(any_store):
                                                                            "JOB04"]
         frame = session.goto(frame.step.count)
     reasons = {m.id: m.reason for m in frame.step.members}
-    assert reasons == {"JOB03": "live", "JOB01": "stale", "extra-1": "gone", "JOB02": "stale",
-                       "JOB04": "not-active"}
+    assert reasons == {"JOB03": None, "JOB01": Reason.STALE, "extra-1": Reason.GONE, "JOB02": Reason.STALE,
+                       "JOB04": Reason.NOT_ACTIVE}
     assert frame.agreement is not None and frame.agreement.agree
 
 
@@ -148,7 +149,7 @@ async def test_a_saved_lesson_loads_opens_and_is_listed(tmp_path, monkeypatch):
         await press(opened, pilot, "right", "right")
         assert [job for job, _ in opened.session.held][:2] == ["first-job", "JOB02"]
         assert "first-job" in shown(opened)
-        assert dive(opened).step.members[1].reason == "not-active"  # reaped: no longer in active
+        assert dive(opened).step.members[1].reason is Reason.NOT_ACTIVE  # reaped: no longer in active
 
     # the command line, in a copy of the checkout whose lessons/ holds the saved file
     copy = tmp_path / "checkout"

@@ -6,7 +6,7 @@ from emq_dive.app import make_app
 from emq_dive.fates import FATES
 from emq_dive.screens.fate_view import FateView
 from emq_dive.screens.too_small import TooSmall
-from emq_dive.stepper import Member
+from emq_dive.stepper import Member, Passed, Verdict
 from emq_dive.stores import open_store
 from emq_dive.widgets.batch_table import BatchTable, cells
 from emq_dive.widgets.code_pane import CodePane
@@ -119,7 +119,7 @@ async def test_no_verdict_or_reply_is_cut_at_120x40():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         text = screen_text(app)
-        assert "the atomic run agrees: same store, same reply" in text
+        assert "the atomic run agrees: the same store, the same reply" in text
         assert "…" not in text.split("\n")[4]
         assert '["JOB02", "JOB04"]' in text
 
@@ -138,8 +138,8 @@ async def test_hiding_the_lesson_widens_the_verdicts():
 
 
 def test_a_refused_commands_live_members_read_not_written():
-    member = Member(0, "JOB01", "1", ran=True, attempts=b"1", token_ok=True, score=b"1700000010000",
-                    outcome="not-written", reason="live")
+    member = Member(0, "JOB01", "1", ran=True, row=Passed(b"1"), match=Passed(b"1"), active=Passed(b"1700000010000"),
+                    verdict=Verdict.NOT_WRITTEN)
     assert cells(member, 1_700_000_000_000, 40)[-1] == ("not written: the command was refused", "dim")
     assert cells(member, 1_700_000_000_000, 26)[-1][0] == "not written: refused"
 

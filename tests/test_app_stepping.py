@@ -6,7 +6,7 @@ from typing import Any
 
 from emq_dive.echo_mq import scripts
 from emq_dive.fates import read_state
-from emq_dive.stepper import NOT_EVALUATED
+from emq_dive.stepper import NOT_REACHED, Reason
 from tests.tui_support import NOW_MS, SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
 
@@ -46,10 +46,10 @@ async def test_right_steps_each_member_and_the_failed_list_grows():
         text = shown(app)
         assert f"now = {NOW_MS}" in text
         assert "failed after member 1: []" in text
-        assert "re-scored → now+30000" in text
+        assert "re-scored to now+30000" in text
         await press(app, pilot, "right")
         member = screen.step.members[1]
-        assert (member.reason, member.score) == ("stale", NOT_EVALUATED)
+        assert (member.reason, member.active) == (Reason.STALE, NOT_REACHED)
         text = shown(app)
         assert "failed after member 2: [JOB02]" in text
         assert "not evaluated" in text

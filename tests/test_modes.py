@@ -12,7 +12,7 @@ from emq_dive.echo_mq import keyspace
 from emq_dive.stepper import (
     DRIVERS,
     MODES,
-    NOT_EVALUATED,
+    REMOVED,
     REMOVED_LINE,
     REMOVED_TEXT,
     WHAT_IF_MARKS,
@@ -20,7 +20,9 @@ from emq_dive.stepper import (
     ModeRefused,
     NothingToReap,
     Predictions,
+    Raised,
     Stepper,
+    Verdict,
     choices,
     decided_by,
     what_if_script,
@@ -96,9 +98,9 @@ def test_singles_read_the_clock_per_call_and_raise_per_member(ticking_store, wir
     assert last.round_trips == 5, "one command per member"
     assert len(set(last.clock_reads)) == 5 and last.spread == last.clock_reads[-1] - last.clock_reads[0] > 0
     members = {m.id: m for m in last.members}
-    assert (members["JOB02"].raised, members["JOB02"].error_class) == ("Stale", "EMQSTALE")
-    assert (members["JOB04"].raised, members["JOB04"].error_class) == ("NotActive", "EMQNOTACTIVE")
-    assert (members["JOB05"].raised, members["JOB05"].error_class) == ("Gone", "EMQGONE")
+    assert (members["JOB02"].raised, members["JOB02"].error_class) == (Raised.STALE, "EMQSTALE")
+    assert (members["JOB04"].raised, members["JOB04"].error_class) == (Raised.NOT_ACTIVE, "EMQNOTACTIVE")
+    assert (members["JOB05"].raised, members["JOB05"].error_class) == (Raised.GONE, "EMQGONE")
     assert list(last.failed) == [], "a single call raises; nothing joins a failed list"
     for step in steps[1:]:
         sent = [c.sent[0] for c in step.calls]
@@ -106,7 +108,7 @@ def test_singles_read_the_clock_per_call_and_raise_per_member(ticking_store, wir
     active, _ = _keys(ticking_store)
     for job in ("JOB01", "JOB03"):
         member = members[job]
-        assert member.outcome == "re-scored" and member.new_score == member.now + LEASE
+        assert member.verdict is Verdict.RESCORED and member.new_score == member.now + LEASE
         assert ticking_store.client.zscore(active, job) == member.new_score
     _, results = stepper.handle_answer()
     assert [type(r).__name__ for r in results] == ["NoneType", "Stale", "NoneType", "NotActive", "Gone"]
@@ -143,8 +145,8 @@ def test_guard_off_resurrects_the_reaped_member_and_back_undoes_it(fake_store):
     assert stepper.command[1] == what_if_script().sha.encode()
     steps = _run(stepper)
     reaped = steps[4]
-    assert reaped.code == "extend_locks_no_guard.lua" and reaped.members[3].outcome == "re-scored"
-    assert reaped.members[3].score == NOT_EVALUATED, "no ZSCORE is asked"
+    assert reaped.code == "extend_locks_no_guard.lua" and reaped.members[3].verdict is Verdict.RESCORED
+    assert reaped.members[3].active == REMOVED, "no ZSCORE is asked: the what-if removed it"
     assert _where(fake_store, "JOB04") == (True, True), "in both active and pending"
     assert any("resurrection the guard prevents" in note for note in reaped.notes)
     agreement = stepper.verify()
@@ -171,7 +173,7 @@ def test_the_reaper_waits_for_the_batch_and_lands_after_it(fake_store, wire):
     assert kinds == [("holder", "sends"), ("reaper", "waits"), ("holder", "returns"), ("reaper", "lands")]
     lands = stepper.race_events()[-1]
     assert lands.moved is False and "found JOB04 extended" in lands.text and lands.step == last.index
-    assert last.members[3].outcome == "re-scored" and _where(fake_store, "JOB04") == (True, False)
+    assert last.members[3].verdict is Verdict.RESCORED and _where(fake_store, "JOB04") == (True, False)
     assert stepper.verify().agree
 
 
@@ -196,8 +198,8 @@ def test_in_singles_the_reaper_lands_between_calls_and_the_next_call_is_not_acti
     assert stepper.reap_next().job_id == "JOB02"
     second = stepper.forward()
     assert [e.kind for e in second.events] == ["lands", "call"], "the reaper moves before the holder's call"
-    assert second.members[1].raised == "NotActive" and _where(fake_store, "JOB02") == (False, True)
-    assert stepper.end().members[2].outcome == "re-scored"
+    assert second.members[1].raised is Raised.NOT_ACTIVE and _where(fake_store, "JOB02") == (False, True)
+    assert stepper.end().members[2].verdict is Verdict.RESCORED
     assert stepper.verify().agree
     stepper.home()
     assert _where(fake_store, "JOB02") == (True, False) and stepper.race_events() == ()
@@ -225,15 +227,15 @@ def test_after_a_refusal_the_live_members_are_not_written(fake_store):
     start = fates.read_state(fake_store.client, fake_store.queue)
     stepper = Stepper(fake_store, batch.held, LEASE, 6)
     first, refused = stepper.forward(), stepper.forward()
-    assert first.members[0].outcome == "live"
+    assert first.members[0].verdict is Verdict.LIVE
     assert refused.done and refused.error.startswith("WRONGTYPE") and refused.changed == frozenset()
-    assert refused.members[0].outcome == "not-written" and refused.members[0].reason == "live"
-    assert refused.members[1].outcome == "error" and refused.members[1].error_class == "WRONGTYPE"
+    assert refused.members[0].verdict is Verdict.NOT_WRITTEN and refused.members[0].reason is None
+    assert refused.members[1].verdict is Verdict.STOPPED and refused.members[1].error_class == "WRONGTYPE"
     assert not refused.members[2].ran
     assert fates.read_state(fake_store.client, fake_store.queue) == start
     assert decided_by(refused.members[0]) is Check.REFUSED
     stepper.back()
-    assert stepper.current.members[0].outcome == "live"
+    assert stepper.current.members[0].verdict is Verdict.LIVE
 
 
 # -- predictions -------------------------------------------------------------------------------
@@ -269,10 +271,10 @@ def test_singles_and_the_reaper_on_a_real_server(server_store, wire):
     stepper = Stepper(server_store, batch.held, LEASE, wire, "singles")
     stepper.forward()
     stepper.forward()
-    assert stepper.current.members[1].raised == "Stale"
+    assert stepper.current.members[1].raised is Raised.STALE
     assert stepper.reap_next().job_id == "JOB03"
     third = stepper.forward()
-    assert third.members[2].raised == "NotActive" and _where(server_store, "JOB03") == (False, True)
+    assert third.members[2].raised is Raised.NOT_ACTIVE and _where(server_store, "JOB03") == (False, True)
     last = stepper.end()
     assert last.round_trips == 4 and len(last.clock_reads) == 4 and last.spread >= 0
     assert stepper.verify().agree
@@ -283,5 +285,5 @@ def test_singles_and_the_reaper_on_a_real_server(server_store, wire):
     batch_stepper.forward()
     assert batch_stepper.reap_next().job_id == "JOB03"
     end = batch_stepper.end()
-    assert stepper.race_events() == () and end.members[2].outcome == "re-scored"
+    assert stepper.race_events() == () and end.members[2].verdict is Verdict.RESCORED
     assert batch_stepper.race_events()[-1].moved is False and batch_stepper.verify().agree

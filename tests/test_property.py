@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from emq_dive import fates
 from emq_dive.echo_mq import jobs, keyspace, moves
 from emq_dive.echo_mq.connector import Connector, error_text
-from emq_dive.stepper import Stepper
+from emq_dive.stepper import Stepper, Verdict
 from emq_dive.stores import snapshot
 
 try:
@@ -204,7 +204,7 @@ def test_stepped_scripted_and_native_runs_agree(any_store, spec):
         if how == "stepped":
             last = stepper.current
             assert list(last.failed) == failed and last.error is None
-            assert {m.id for m in last.members if m.outcome == "re-scored"} == live
+            assert {m.id for m in last.members if m.verdict is Verdict.RESCORED} == live
             if live:
                 assert last.now + spec.lease == score
             check_verify(stepper, spec.lease, live, where)

@@ -11,7 +11,7 @@ import redis
 from emq_dive import fates, lessons
 from emq_dive.echo_mq import jobs, keyspace, moves, native, scripts
 from emq_dive.echo_mq.connector import raw
-from emq_dive.stepper import NOT_EVALUATED, Stepper
+from emq_dive.stepper import NOT_REACHED, Failed, Passed, Reason, Stepper, Verdict
 
 try:
     from tests.conftest import FROZEN
@@ -77,7 +77,7 @@ def test_the_handle_step_sends_nothing(any_store, wire):
     assert dumps(any_store) == before
     assert step.index == 0 and step.source == "handle" and step.calls == () and not step.done
     assert step.failed == () and step.now is None
-    assert all(not m.ran and m.attempts == NOT_EVALUATED for m in step.members)
+    assert all(not m.ran and m.row == NOT_REACHED for m in step.members)
     # what the handle would send, in full
     q = any_store.queue
     verb = (b"EVALSHA", scripts.extend_locks().sha.encode()) if wire == 4 else (b"EMQ.EXTENDS",)
@@ -169,7 +169,7 @@ def test_one_now_in_every_zadd(any_store, wire):
     assert {s.now for s in steps[1:]} == {int(zadds[0].sent[2]) - LEASE}
     if any_store.kind == "fakeredis":
         assert zadds[0].sent[2] == str(NOW_MS + LEASE).encode()
-    assert {m.new_score for m in steps[-1].members if m.outcome == "re-scored"} == {int(zadds[0].sent[2])}
+    assert {m.new_score for m in steps[-1].members if m.verdict is Verdict.RESCORED} == {int(zadds[0].sent[2])}
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -177,13 +177,13 @@ def test_a_check_not_reached_is_not_evaluated(any_store, wire):
     batch = build(any_store, ("gone", "stale", "reaped", "live"))
     final = run_all(Stepper(any_store, batch.held, LEASE, wire))[-1]
     gone, stale, reaped, live = final.members
-    assert (gone.attempts, gone.token_ok, gone.score, gone.reason) == (None, NOT_EVALUATED, NOT_EVALUATED, "gone")
-    assert (stale.attempts, stale.token_ok, stale.score, stale.reason) == (b"2", False, NOT_EVALUATED, "stale")
-    assert (reaped.attempts, reaped.token_ok, reaped.score, reaped.reason) == (b"1", True, None, "not-active")
-    assert (live.attempts, live.token_ok, live.reason) == (b"1", True, "live")
-    assert live.score not in (None, NOT_EVALUATED)
+    assert (*gone.checks, gone.reason) == (Failed(None), NOT_REACHED, NOT_REACHED, Reason.GONE)
+    assert (*stale.checks, stale.reason) == (Passed(b"2"), Failed(b"2"), NOT_REACHED, Reason.STALE)
+    assert (*reaped.checks, reaped.reason) == (Passed(b"1"), Passed(b"1"), Failed(None), Reason.NOT_ACTIVE)
+    assert (live.row, live.match, live.reason) == (Passed(b"1"), Passed(b"1"), None)
+    assert isinstance(live.active, Passed) and live.score is not None
     assert all(m.ran for m in final.members)
-    assert [m.outcome for m in final.members] == ["failed", "failed", "failed", "re-scored"]
+    assert [m.verdict for m in final.members] == [Verdict.FAILED] * 3 + [Verdict.RESCORED]
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -192,7 +192,7 @@ def test_unreached_members_have_not_run(fake_store, wire):
     stepper = Stepper(fake_store, batch.held, LEASE, wire)
     step = stepper.forward()
     assert step.members[0].ran
-    assert all(not m.ran and m.token_ok == NOT_EVALUATED and m.score == NOT_EVALUATED for m in step.members[1:])
+    assert all(not m.ran and m.match == m.active == NOT_REACHED for m in step.members[1:])
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -446,7 +446,7 @@ def test_the_longest_lease_steps_and_verifies_exactly(any_store, wire):
     batch = build(any_store, ("live", "stale", "live"), lease)
     stepper = Stepper(any_store, batch.held, lease, wire)
     last = stepper.end()
-    scores = {m.new_score for m in last.members if m.outcome == "re-scored"}
+    scores = {m.new_score for m in last.members if m.verdict is Verdict.RESCORED}
     assert scores == {last.now + lease}
     assert moves.deadline(any_store.client, any_store.queue, "JOB01") == last.now + lease
     agreement = stepper.verify()

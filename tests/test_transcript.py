@@ -14,6 +14,7 @@ from test_processes import _running_in
 from emq_dive.echo_mq import keyspace
 from emq_dive.lessons import load
 from emq_dive.session import Session
+from emq_dive.stepper import Check, Verdict
 from emq_dive.text_modes.transcript import Recorder, default_name, record_run
 
 LESSON = load("batches-03")
@@ -28,9 +29,11 @@ def _facts(text: str) -> dict[str, object]:
     reply = re.search(r'^- the reply: \[(.*)\]$', run, re.M)
     assert failed and reply, run
     table = run[run.index("#### The end of the run"):]
-    rescored = dict(re.findall(r"^\| \d+ \| (\w+) \|.*\| re-scored to (\d+) \(now\+\d+\) \|$", table, re.M))
+    rescored = dict(re.findall(r"^\| \d+ \| (\w+) \|.*\| re-scored to now\+(\d+) \|$", table, re.M))
     epochs = dict(re.findall(r"^- `HSET \S+:job:(\w+) lease_epoch (\w+)`", run, re.M))
-    return {"now": int(nows.pop()), "failed": failed[-1].split(", "),
+    now = int(nows.pop())
+    rescored = {job: now + int(delta) for job, delta in rescored.items()}
+    return {"now": now, "failed": failed[-1].strip("[]").split(", "),
             "reply": [item.strip('"') for item in reply.group(1).split(", ")], "rescored": rescored,
             "epochs": epochs}
 
@@ -75,7 +78,7 @@ def test_a_recorded_frame_keeps_what_it_showed_after_the_run_steps_back(fake_sto
     steps = [entry.step.index for entry in recorder.entries]
     assert steps == [0, 1, 2, 3, 1], "the same step shown twice is kept once"
     third = recorder.entries[3].step
-    assert third.members[2].ran and third.members[2].outcome == "re-scored"
+    assert third.members[2].ran and third.members[2].verdict is Verdict.RESCORED
     assert list(third.failed) == ["JOB02"]
     text = recorder.markdown()
     assert "*Back to step 1: the store is put back as that step left it.*" in text
@@ -106,7 +109,7 @@ def test_the_run_so_far_holds_every_wire_and_fate_the_learner_used(fake_store, t
     assert "EMQGONE" in text
     assert "JOB02 token 1 (gone)" in text
     last = text[text.rindex("## The batch on wire"):]
-    assert "Verdict: joins failed (gone)." in last and "- failed after member 2: JOB02" in last
+    assert "Verdict: joins failed (gone)." in last and "- failed after member 2: [JOB02]" in last
 
 
 # -- the command ------------------------------------------------------------------------------------------------
@@ -222,3 +225,30 @@ def test_the_default_backend_names_the_store_that_answered(tmp_path: Path) -> No
     run_against = next(line for line in text.splitlines() if line.startswith("Run against "))
     assert "starting" not in run_against and ("valkey" in run_against or "fakeredis" in run_against), run_against
     _check_lesson_facts(text, 4)
+
+
+def test_a_transcript_holds_the_race_and_the_predictions_and_their_score(fake_store) -> None:
+    session = Session(fake_store, LESSON, wire=4)
+    session.run_mode = "singles"
+    recorder = Recorder(LESSON.heading, fake_store.description)
+    with fake_store.io():
+        recorder.frame(session.open(0))
+        session.predict(True)
+        reaped, _ = session.reap()
+        guesses = [Check.RESCORED, Check.STALE, Check.RESCORED, Check.RESCORED]
+        for index, guess in enumerate(guesses):
+            frame = session.guess(index, guess, index + 1)
+            recorder.frame(frame)
+    assert frame.step.done
+    text = recorder.markdown()
+    race = text[text.index("#### The race with the reaper"):]
+    assert f"step 0, reaper: {reaped.text}" in race
+    assert any(event.actor == "reaper" and event.kind == "lands" for event in frame.played.race)
+    for event in frame.played.race:
+        assert f"step {event.step}, {event.actor}: {event.text}" in race
+    right, judged = frame.played.score
+    assert judged == 4 and f"#### Predictions: {right} of 4 right" in text
+    for one in frame.played.judged:
+        mark = "✓" if one.right else "✗"
+        assert (f"- {one.prediction.job_id}: guessed {one.prediction.guess.value} at step {one.prediction.step}; "
+                f"decided by {one.actual.value} {mark}") in text

@@ -12,6 +12,7 @@ import redis
 from ..echo_mq import jobs, keyspace, scripts
 from ..echo_mq.connector import Connector, Exchange, error_text
 from ..render import outcome_text, short
+from ..stepper.outcome import Raised, Reason
 from ..stores import snapshot
 from ..stores.protocol import StoreLike
 
@@ -42,6 +43,18 @@ class Answer:
     """The fate's job when the answer came through the project's verbs ("" for none); None for a raw command."""
     caveat: str = ""
     """Where the store could not answer as a server would, what differs."""
+
+    @property
+    def refused(self) -> bool:
+        """True when the verb raised (a refusal, an error reply, or a check before the wire) instead of answering."""
+        return isinstance(self.value, Exception)
+
+    @property
+    def reason(self) -> Reason | None:
+        """The refusal the single verb raised (Gone, Stale, NotActive) as the course names it, or None."""
+        if not isinstance(self.value, jobs.LeaseRefused):
+            return None
+        return next((raised.reason for raised in Raised if raised.value == type(self.value).__name__), None)
 
     @property
     def sent_nothing(self) -> bool:

@@ -13,6 +13,7 @@ from ..stores import snapshot
 from ..stores.protocol import StoreLike
 from .driver import Driver, Interlude
 from .model import Agreement, Step
+from .outcome import Verdict
 from .timeline import Timeline
 
 
@@ -25,7 +26,7 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
     """Rewind the stepped run's writes, run the held list unstepped (``between`` lands racing moves where they landed
     in the stepped run), compare, and put the stepped end back."""
     client, queue = store.client, store.queue
-    rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
+    rescored = tuple(m.id for m in stepped.members if m.verdict is Verdict.RESCORED)
     stepped_end = snapshot.take(client, queue)
     stepped_state = snapshot.read(client, queue)
     timeline.undo_all()
@@ -47,7 +48,8 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
         if stepped.error is None or not isinstance(atomic_reply, Exception) or \
                 stepped.error.split()[0] != atomic_text.split()[0]:
             differences.append(f"replies differ: stepped {stepped_reply!r}, atomic {atomic_text!r}")
-    elif [_b(x) for x in stepped_reply] != list(atomic_reply):
+    elif not isinstance(stepped_reply, list) or not isinstance(atomic_reply, list) or \
+            [_b(x) for x in stepped_reply] != list(atomic_reply):
         differences.append(f"failed lists differ: stepped {stepped_reply!r}, atomic {atomic_reply!r}")
     if rescored and atomic_now is None:
         differences.append("the atomic run did not re-score every member at one shared score")
@@ -99,13 +101,13 @@ def _singles(driver: Driver, command: tuple[bytes, ...], stepped: Step, atomic_r
     if len(stepped_replies) != len(atomic_replies):
         differences.append(f"stepped {len(stepped_replies)} calls, unstepped {len(atomic_replies)}")
     stepped_state, atomic_state = states
-    rescored = tuple(m.id for m in stepped.members if m.outcome == "re-scored")
+    rescored = tuple(m.id for m in stepped.members if m.verdict is Verdict.RESCORED)
     active = atomic_state.get(keyspace.queue_key(queue, "active").encode())
     theirs_at = {_b(j): int(active[_b(j)]) for j in rescored if isinstance(active, dict) and _b(j) in active}
     atomic_nows = [score - lease_ms for score in theirs_at.values()]
     if any(not clock[0] <= now <= clock[1] for now in atomic_nows):
         differences.append(f"an unstepped call's now is outside its clock reads {clock[0]}..{clock[1]}")
-    mine_at = {_b(m.id): m.new_score for m in stepped.members if m.outcome == "re-scored" and m.new_score}
+    mine_at = {_b(m.id): m.new_score for m in stepped.members if m.verdict is Verdict.RESCORED and m.new_score}
     differences += _state_differences(_view(stepped_state, mine_at, run_id), _view(atomic_state, theirs_at, run_id))
     return Agreement(wire=driver.wire, command=command, stepped_reply=stepped_replies, atomic_reply=atomic_replies,
                      stepped_now=stepped.clock_reads[0] if stepped.clock_reads else None,

@@ -11,6 +11,7 @@ import redis
 from ..echo_mq import scripts
 from ..echo_mq.connector import Connector, raw
 from ..stores.protocol import StoreLike
+from .lua_run import LuaRun, Pending
 from .model import Call, Member, Step
 from .timeline import is_write
 
@@ -128,28 +129,35 @@ def register(wire: int, mode: str = "batch") -> Callable[[DriverFactory], Driver
     return add
 
 
-def driver_for(wire: int, batch: Batch, mode: str = "batch") -> Driver:
-    """The registered driver for ``mode`` on ``wire``, set up for ``batch``."""
+def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line: int, args: Sequence[bytes]) -> Call:
+    """Send one command the stepped code asked for to the live store, recording first what a write replaces: the
+    one way every driver and the twin's host send (an error reply comes back as the reply)."""
+    if is_write(args) and before_write is not None:
+        before_write(args)
     try:
-        factory = DRIVERS[(mode, wire)]
-    except KeyError:
-        if any(w == wire for _, w in DRIVERS) and any(m == mode for m, _ in DRIVERS):
-            from .modes import refusal
-            raise ModeRefused(refusal(mode, wire)) from None
-        known = sorted({w for m, w in DRIVERS if m == "batch"})
-        raise ValueError(f"no driver runs wire {wire} in {mode} mode; known wires: {known}") from None
-    return factory(batch)
-
-
-def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
-    """Send one command the stepped code asked for to the live store, recording first what a write replaces."""
-    if is_write(args):
-        batch.before_write(args)
-    try:
-        reply = raw(batch.store.client, *args)
+        reply = raw(store.client, *args)
     except redis.ResponseError as err:
         reply = err
     return Call(source, line, tuple(args), reply)
+
+
+def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
+    """Send one command of ``batch``'s stepped code (see send_to)."""
+    return send_to(batch.store, batch.before_write, source, line, args)
+
+
+def drive_lua(run: LuaRun, pending: Pending, batch: Batch, source: str,
+              stop: Callable[[Sequence[bytes]], bool] = lambda args: False) -> tuple[Pending, list[Call], list[int]]:
+    """Send each command the stepped script asks for and feed it the reply, until it returns or raises, or until
+    ``stop`` says the next command belongs to the next step: where it stands, the calls, the lines it ran."""
+    calls: list[Call] = []
+    lines: list[int] = []
+    while pending[0] == "call" and not stop(pending[2]):
+        call = send(batch, source, pending[1], pending[2])
+        calls.append(call)
+        pending = run.advance(call.reply)
+        lines += run.lines()
+    return pending, calls, lines
 
 
 def focus(lines: Sequence[int], marked: Collection[int]) -> int | None:

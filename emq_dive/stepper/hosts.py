@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import redis
 
 from ..echo_mq import keyspace, native
-from ..echo_mq.connector import error_text, raw
+from ..echo_mq.connector import error_text
 from ..stores.protocol import StoreLike
-from .driver import WriteHook
+from .driver import WriteHook, send_to
 from .model import Call
 
 
@@ -55,25 +56,25 @@ class ClientHost:
         self._refused: str | None = None
         self.calls: list[Call] = []
         self.notes: list[str] = []
+        self.lines: Sequence[int] = ()
+        """The twin's lines run so far in this step, as the driver traces them."""
 
-    def _exchange(self, *args: Any) -> Any:
-        """Send one command (or take its recorded reply on a replay); an error reply comes back as the exception."""
+    def _exchange(self, *args: Any, probe: bool = False) -> Any:
+        """Send one command (or take its recorded reply on a replay); an error reply comes back as the exception.
+
+        The call's source line is the twin's line running now: the last one ``lines`` (the driver's
+        ``tracing.lines_of(native.py)``) recorded, since the host runs inside that line's call."""
         sent = tuple(a if isinstance(a, bytes) else str(a).encode() for a in args)
-        frame = sys._getframe(3)
-        line = frame.f_lineno if frame.f_code.co_filename == native.__file__ else 0
         if self.replay:
             recorded = self.replay.pop(0)
             if recorded.sent != sent:
                 raise RuntimeError(f"replay expected {recorded.sent!r}, the twin sent {sent!r}")
             return recorded.reply
-        if self._before_write is not None and sent[0] in (b"ZADD", b"HSET"):
-            self._before_write(sent)
-        try:
-            reply = raw(self._store.client, *sent)
-        except redis.ResponseError as err:
-            reply = err
-        self.calls.append(Call("native", line, sent, reply))
-        return reply
+        call = send_to(self._store, self._before_write, "native", self.lines[-1] if self.lines else 0, sent)
+        if probe and isinstance(call.reply, Exception):  # a stand-in this user may not run: the note says so
+            call = replace(call, refused_stand_in=True)
+        self.calls.append(call)
+        return call.reply
 
     def _send(self, *args: Any) -> Any:
         reply = self._exchange(*args)
@@ -112,7 +113,7 @@ class ClientHost:
         return True
 
     def _probe(self, *args: Any) -> Any:
-        reply = self._exchange(*args)
+        reply = self._exchange(*args, probe=True)
         if isinstance(reply, Exception):
             self._refused = error_text(reply)
         return reply

@@ -9,10 +9,12 @@ from typing import Any
 from ..echo_mq import scripts
 from ..echo_mq.connector import error_text
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic, send
+from .checks import checked, failed_reason
+from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, drive_lua, register, run_atomic
 from .handle import BatchHandle
 from .lua_run import LuaRun, Pending
-from .model import NOT_EVALUATED, Call, Member, Step
+from .model import Call, Member, Step
+from .outcome import Errored, Verdict
 
 LUA_MARKS = marker_lines(scripts.extend_locks().source)
 
@@ -32,6 +34,8 @@ class LuaDriver:
     handle: Handle = BatchHandle()
     marks: dict[str, int] = LUA_MARKS
     """The stepped script's ``@marker`` lines."""
+    removed = False
+    """True for a what-if whose script has no ZSCORE check: a member past the token check shows it removed."""
 
     def __init__(self, batch: Batch) -> None:
         batch = replace(batch, script=self.script_for(batch))
@@ -73,27 +77,23 @@ class LuaDriver:
         run = self._run
         assert run is not None, "start the driver before stepping it"
         index = before.index + 1
-        calls: list[Call] = []
-        member_started = False
-        lines = list(self._carry)
-        reply: Any = None
-        error: str | None = None
-        while True:
-            kind, line, args = self._pending
-            if kind == "error":
-                error = args
-                break
-            if kind == "done":
-                reply = args
-                break
-            if args[0] == b"HGET":
-                if member_started:
-                    break
-                member_started = True
-            call = self._send(line, args)
-            calls.append(call)
-            self._pending = run.advance(call.reply)
-            lines += run.lines()
+        started: list[bool] = []
+
+        def next_member(args: Sequence[bytes]) -> bool:
+            """A member's step starts at its HGET: the second HGET belongs to the next step."""
+            if args[0] != b"HGET":
+                return False
+            if started:
+                return True
+            started.append(True)
+            return False
+
+        self._pending, calls, ran = drive_lua(run, self._pending, self._batch, self.source, next_member)
+        lines = [*self._carry, *ran]
+        member_started = bool(started)
+        kind, _, value = self._pending
+        reply: Any = value if kind == "done" else None
+        error: str | None = value if kind == "error" else None
         lines += run.lines()
         self._carry = []
         if self._pending[0] == "call":
@@ -107,22 +107,18 @@ class LuaDriver:
     def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
         return run_atomic(self._batch, self.wire, between)
 
-    def _send(self, line: int, args: Sequence[bytes]) -> Call:
-        return send(self._batch, self.source, line, args)
-
     def _member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
         seen = {call.sent[0]: call for call in calls}
         attempts = seen[b"HGET"].reply
         if isinstance(attempts, Exception):
-            return replace(member, ran=True, attempts=error_text(attempts), outcome="error",
+            return replace(member, ran=True, row=Errored(error_text(attempts)), verdict=Verdict.STOPPED,
                            error=error_text(attempts))
-        token_ok = NOT_EVALUATED if attempts is None else attempts == member.token.encode()
-        score = seen[b"ZSCORE"].reply if b"ZSCORE" in seen else NOT_EVALUATED
+        token_ok = None if attempts is None else attempts == member.token.encode()
+        read = checked(attempts, token_ok, seen[b"ZSCORE"].reply if b"ZSCORE" in seen else None, b"ZSCORE" in seen,
+                       self.removed)
+        member = replace(member, ran=True, row=read[0], match=read[1], active=read[2])
         if b"ZADD" in seen:
-            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
-                           outcome="re-scored", reason="live", new_score=int(float(seen[b"ZADD"].sent[2])))
+            return replace(member, verdict=Verdict.RESCORED, new_score=int(float(seen[b"ZADD"].sent[2])))
         if self.marks["fail"] in lines:
-            reason = "gone" if attempts is None else "stale" if not token_ok else "not-active"
-            return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score,
-                           outcome="failed", reason=reason)
-        return replace(member, ran=True, attempts=attempts, token_ok=token_ok, score=score)
+            return replace(member, verdict=Verdict.FAILED, reason=failed_reason(member))
+        return member

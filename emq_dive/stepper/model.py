@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
 
-NOT_EVALUATED = "not evaluated"
-"""A check the code never reached because an earlier one failed."""
-NOT_WRITTEN = "not written: the command was refused"
-"""What a member's ``not-written`` outcome means: EMQ.EXTENDS refused the whole call, so it wrote nothing."""
+from .outcome import NOT_REACHED, Checked, Failed, Passed, Raised, Reason, Verdict
+
+Reply = object
+"""A raw reply as redis-py returns it (bytes, int, None, a list of replies) or the error it raised."""
 
 
 @dataclass(frozen=True)
@@ -19,39 +18,61 @@ class Call:
     source: str
     line: int
     sent: tuple[bytes, ...]
-    reply: Any
+    reply: Reply
+    refused_stand_in: bool = False
+    """True for a stand-in probe (ACL WHOAMI, ACL DRYRUN) the server would not let this user run: the step's note
+    says what could not be checked and why, so no view shows it as a refusal."""
 
 
 @dataclass(frozen=True)
 class Member:
-    """One (id, token) pair of the batch and what its checks read, once its step has run."""
+    """One (id, token) pair of the batch and what its checks found, once its step has run."""
 
     index: int
     id: str
     token: str
     ran: bool = False
-    attempts: bytes | str | None = NOT_EVALUATED
-    token_ok: bool | str | None = NOT_EVALUATED
-    score: bytes | str | None = NOT_EVALUATED
-    outcome: str = ""
-    """``re-scored``; ``failed`` (joined the batch's failed list, see ``reason``); ``live`` (passed the native read
-    pass, to be written); ``not-written`` (passed the read pass, but the command was refused, so nothing was written:
-    NOT_WRITTEN); ``raised`` (its own single call raised, see ``error`` and ``raised``); ``error`` (its check hit an
-    error reply, such as WRONGTYPE, that ends a batch); or empty while it waits."""
-    reason: str = ""
-    """The read verdict: ``live``, ``gone``, ``stale`` or ``not-active``."""
+    row: Checked = NOT_REACHED
+    """The row check, ``HGET <row> attempts``: passed with the attempts read, failed on nil, or an error reply."""
+    match: Checked = NOT_REACHED
+    """The token check: the attempts read are the caller's token (passed) or not (failed, with the attempts)."""
+    active: Checked = NOT_REACHED
+    """The active check, ``ZSCORE active <id>``: passed with the score, failed on nil, or removed (guard off)."""
+    verdict: Verdict | None = None
+    """What the step came to; None while the member waits."""
+    reason: Reason | None = None
+    """Why a ``failed`` or ``raised`` member was refused: gone, stale or not-active."""
     new_score: int | None = None
+    """What was written: the deadline the code re-scored the member to."""
+    epoch: bytes | None = None
+    """What else was written: the ``lease_epoch`` the native code stamped on the row (wire 6; the scripts stamp
+    none)."""
     now: int | None = None
     """The clock read of this member's own call (singles); a batch's members share ``Step.now`` and leave it None."""
     error: str | None = None
     """The error reply this member's own call or check got, as the store worded it (``EMQSTALE …``)."""
-    raised: str = ""
-    """What the handle raised for this member's single call: ``Gone``, ``Stale``, ``NotActive`` or ``ResponseError``."""
+    raised: Raised | None = None
+    """What the handle raised for this member's single call."""
 
     @property
     def error_class(self) -> str | None:
         """The first word of ``error``, such as ``EMQSTALE`` or ``WRONGTYPE``."""
         return self.error.split(" ", 1)[0] if self.error else None
+
+    @property
+    def checks(self) -> tuple[Checked, Checked, Checked]:
+        """The three checks in the order the code makes them: row, token, active."""
+        return (self.row, self.match, self.active)
+
+    @property
+    def attempts(self) -> bytes | None:
+        """The attempts the row check read, or None (nil, an error, or not read)."""
+        return self.row.value if isinstance(self.row, Passed | Failed) else None
+
+    @property
+    def score(self) -> bytes | None:
+        """The score the active check read, or None (nil, not read, or removed)."""
+        return self.active.value if isinstance(self.active, Passed) else None
 
 
 @dataclass(frozen=True)
@@ -75,7 +96,7 @@ class Step:
     lease_ms: int = 0
     command: tuple[bytes, ...] = ()
     """The batch command as the handle sends it (EVALSHA … or EMQ.EXTENDS …)."""
-    reply: Any = None
+    reply: Reply = None
     """The batch's reply, once the code has returned."""
     error: str | None = None
     """The error that ended the run, as the store worded it."""
@@ -100,6 +121,11 @@ class Step:
     """Each single call's own clock read so far, in call order (a batch leaves it empty and reads ``now`` once)."""
     raised: Sequence[int] = ()
     """The indices of the members whose own single call raised so far, in call order."""
+
+    @property
+    def shown_calls(self) -> tuple[Call, ...]:
+        """The calls a view lists: every one but a refused stand-in probe (the step's note stands for it)."""
+        return tuple(call for call in self.calls if not call.refused_stand_in)
 
     @property
     def clock_reads(self) -> Sequence[int]:
@@ -137,117 +163,10 @@ class Agreement:
 
     wire: int
     command: tuple[bytes, ...]
-    stepped_reply: Any
-    atomic_reply: Any
+    stepped_reply: Reply
+    atomic_reply: Reply
     stepped_now: int | None
     atomic_now: int | None
     rescored: tuple[str, ...]
     agree: bool
     differences: tuple[str, ...]
-
-
-T = TypeVar("T")
-
-
-class _View(Sequence[T]):
-    """A read-only window on the run's shared timeline that compares and hashes like a tuple of its items."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({list(self)!r})"
-
-
-class MembersAt(_View[Member]):
-    """The batch's members as they stood after one step, read from the run's shared per-member history."""
-
-    __slots__ = ("_history", "_position")
-
-    def __init__(self, history: list[list[tuple[int, Member]]], position: int) -> None:
-        self._history = history
-        self._position = position
-
-    def __len__(self) -> int:
-        return len(self._history)
-
-    def __iter__(self) -> Iterator[Member]:
-        position = self._position
-        for index, states in enumerate(self._history):
-            # a member's latest state is nearly always at or before the step this view is of: no search needed
-            yield states[-1][1] if states[-1][0] <= position else self._at(index)
-
-    def _at(self, index: int) -> Member:
-        for step, member in reversed(self._history[index]):
-            if step <= self._position:
-                return member
-        raise LookupError(f"member {index} has no state at step {self._position}")
-
-    @overload
-    def __getitem__(self, index: int) -> Member: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Member, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> Member | tuple[Member, ...]:
-        if isinstance(index, slice):
-            return tuple(self._at(i) for i in range(*index.indices(len(self))))
-        return self._at(range(len(self))[index])
-
-
-class Prefix(_View[T]):
-    """The first ``count`` items of a list that only grows along the run: the failed ids after one step, say."""
-
-    __slots__ = ("_count", "_items")
-
-    def __init__(self, items: list[T], count: int) -> None:
-        self._items = items
-        self._count = count
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __iter__(self) -> Iterator[T]:
-        return iter(self._items[: self._count])
-
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
-        if isinstance(index, slice):
-            return tuple(self._items[: self._count][index])
-        return self._items[range(self._count)[index]]
-
-
-class Grown(Generic[T]):
-    """A list that grows by a batch of items per step, read as it stood after any step, and cut back a step."""
-
-    __slots__ = ("_counts", "_items")
-
-    def __init__(self) -> None:
-        self._items: list[T] = []
-        self._counts: list[int] = [0]
-
-    def at(self, step: int) -> Prefix[T]:
-        """The items as they stood after ``step``."""
-        return Prefix(self._items, self._counts[step])
-
-    def grow(self, items: Iterable[T]) -> None:
-        """Add the items of the next step (nothing is fine: the step still counts)."""
-        self._items.extend(items)
-        self._counts.append(len(self._items))
-
-    def rewind(self, step: int) -> None:
-        """Forget ``step`` and everything after it."""
-        del self._counts[step:]
-        del self._items[self._counts[-1]:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .driver import DRIVERS, ModeRefused
+from .driver import DRIVERS, Batch, Driver, ModeRefused
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,18 @@ def choose(run_mode: str, guard_off: bool, wire: int) -> str:
 def available(wire: int) -> tuple[str, ...]:
     """The modes a driver runs on ``wire``, in MODES order."""
     return tuple(key for key in MODES if (key, wire) in DRIVERS)
+
+
+def driver_for(wire: int, batch: Batch, mode: str = "batch") -> Driver:
+    """The registered driver for ``mode`` on ``wire``, set up for ``batch``."""
+    try:
+        factory = DRIVERS[(mode, wire)]
+    except KeyError:
+        if any(w == wire for _, w in DRIVERS) and any(m == mode for m, _ in DRIVERS):
+            raise ModeRefused(refusal(mode, wire)) from None
+        known = sorted({w for m, w in DRIVERS if m == "batch"})
+        raise ValueError(f"no driver runs wire {wire} in {mode} mode; known wires: {known}") from None
+    return factory(batch)
 
 
 RUN_MODES = tuple(key for key, mode in MODES.items() if not mode.what_if)

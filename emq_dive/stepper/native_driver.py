@@ -9,10 +9,12 @@ from typing import Any
 
 from ..echo_mq import native
 from ..echo_mq.scripts import marker_lines
+from .checks import checked
 from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic
 from .handle import BatchHandle
 from .hosts import ClientHost
-from .model import NOT_EVALUATED, Call, Member, Step
+from .model import Call, Member, Step
+from .outcome import Errored, Reason, Verdict
 from .tracing import lines_of
 
 BOOKKEEPING = frozenset({"read-pass", "write-epoch", "reply", "one-epoch", "one-reply"})
@@ -21,6 +23,19 @@ as run, never the highlighted line, so the write pass highlights its ZADD, not t
 NATIVE_MARKS = frozenset(line for name, line in marker_lines(inspect.getsource(native)).items()
                          if name not in BOOKKEEPING)
 """The twin's marked lines a step's highlight may land on."""
+
+
+def run_twin(run: Generator[native.Probe, None, object], probes: list[native.Probe],
+             stop_at: str | None = None) -> tuple[bool, object]:
+    """Drive the twin to its next ``stop_at`` probe, or to its reply, noting each probe: (returned?, its reply)."""
+    while True:
+        try:
+            probe = next(run)
+        except StopIteration as stop:
+            return True, stop.value
+        probes.append(probe)
+        if probe.marker == stop_at:
+            return False, None
 
 
 @register(6)
@@ -54,19 +69,21 @@ class NativeDriver:
         self._run = native.extends(host, [b"2", *self._batch.keys, *self._batch.argv])
         host.replay = list(recorded)
         for _ in range(position):
-            self._next_probes([])
+            run_twin(self._run, [], "read-verdict")
         if host.replay:
             raise ReplayMismatch("the twin stopped before using every recorded reply")
 
     def step(self, before: Step) -> Outcome:
         host = self._host
         assert host is not None, "start the driver before stepping it"
+        assert self._run is not None
         host.calls, host.notes = [], []
         now, reply, error, done = before.now, None, None, False
         probes: list[native.Probe] = []
         with lines_of(native.__file__) as lines:
+            host.lines = lines
             try:
-                done, reply = self._next_probes(probes)
+                done, reply = run_twin(self._run, probes, "read-verdict")
             except native.NativeError as err:
                 error, done = str(err), True
         latest = list(before.members)
@@ -80,12 +97,13 @@ class NativeDriver:
                 seen = self._member(latest[values["index"]], values["verdict"])
                 latest[seen.index] = seen
                 changed.append(seen)
-                if seen.outcome == "failed":
+                if seen.verdict is Verdict.FAILED:
                     failed.append(seen.id)
             elif probe.marker == "write-epoch":
                 for member in latest:
-                    if member.outcome == "live":
-                        latest[member.index] = replace(member, outcome="re-scored", new_score=values["score"])
+                    if member.verdict is Verdict.LIVE:
+                        latest[member.index] = replace(member, verdict=Verdict.RESCORED, new_score=values["score"],
+                                                       epoch=values["run_id"])
                         changed.append(latest[member.index])
         if error is not None:
             changed = self._refused(latest, changed, before, error)
@@ -101,29 +119,16 @@ class NativeDriver:
         by_index = {member.index: member for member in changed}
         if before.index < len(self._batch.held) and error.split(" ", 1)[0] in ("WRONGTYPE", "NOPERM"):
             member = latest[before.index]
-            by_index[member.index] = replace(member, ran=True, outcome="error", error=error,
-                                             attempts=error if error.startswith("WRONGTYPE") else member.attempts)
+            by_index[member.index] = replace(member, ran=True, verdict=Verdict.STOPPED, error=error,
+                                             row=Errored(error) if error.startswith("WRONGTYPE") else member.row)
         for member in latest:
-            if member.outcome == "live":
-                by_index[member.index] = replace(member, outcome="not-written")
+            if member.verdict is Verdict.LIVE:
+                by_index[member.index] = replace(member, verdict=Verdict.NOT_WRITTEN)
         return [by_index[index] for index in sorted(by_index)]
-
-    def _next_probes(self, probes: list[native.Probe]) -> tuple[bool, Any]:
-        """Drive the twin through one step (to its next read verdict, or to its reply); say if it returned."""
-        assert self._run is not None
-        while True:
-            try:
-                probe = next(self._run)
-            except StopIteration as stop:
-                return True, stop.value
-            probes.append(probe)
-            if probe.marker == "read-verdict":
-                return False, None
 
     @staticmethod
     def _member(member: Member, seen: native.Verdict) -> Member:
-        return replace(
-            member, ran=True, attempts=seen.attempts,
-            token_ok=NOT_EVALUATED if seen.token_ok is None else seen.token_ok,
-            score=NOT_EVALUATED if seen.in_active is None else seen.score,
-            outcome="live" if seen.live else "failed", reason=seen.reason)
+        row, match, active = checked(seen.attempts, seen.token_ok, seen.score, seen.in_active is not None)
+        return replace(member, ran=True, row=row, match=match, active=active,
+                       verdict=Verdict.LIVE if seen.live else Verdict.FAILED,
+                       reason=None if seen.live else Reason(seen.reason))

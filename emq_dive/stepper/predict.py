@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .model import Member
+from .outcome import Reason, Verdict
 
 
 class Check(StrEnum):
@@ -35,7 +36,7 @@ _EXPLAINS = {
     Check.WRONGTYPE: "the row is not a hash, so HGET answers WRONGTYPE and the whole call stops there",
     Check.REFUSED: "the command was refused (WRONGTYPE or NOPERM on some row): EMQ.EXTENDS writes nothing at all",
 }
-_BY_REASON = {"gone": Check.NO_ROW, "stale": Check.STALE, "not-active": Check.NOT_ACTIVE}
+_BY_REASON = {Reason.GONE: Check.NO_ROW, Reason.STALE: Check.STALE, Reason.NOT_ACTIVE: Check.NOT_ACTIVE}
 
 
 def choices(wire: int) -> tuple[Check, ...]:
@@ -47,14 +48,15 @@ def choices(wire: int) -> tuple[Check, ...]:
 
 def decided_by(member: Member) -> Check | None:
     """The check that decided ``member``, or None while its verdict is not known yet."""
-    if member.outcome in ("re-scored", "live"):
+    verdict = member.verdict
+    if verdict in (Verdict.RESCORED, Verdict.LIVE):
         return Check.RESCORED
-    if member.outcome == "not-written":
+    if verdict is Verdict.NOT_WRITTEN:
         return Check.REFUSED
-    if member.outcome in ("failed", "raised"):
-        return _BY_REASON.get(member.reason)
-    if member.outcome == "error":
-        return Check.WRONGTYPE if (member.error or str(member.attempts)).startswith("WRONGTYPE") else Check.REFUSED
+    if verdict in (Verdict.FAILED, Verdict.RAISED) and member.reason is not None:
+        return _BY_REASON[member.reason]
+    if verdict in (Verdict.STOPPED, Verdict.RAISED):
+        return Check.WRONGTYPE if (member.error or "").startswith("WRONGTYPE") else Check.REFUSED
     return None
 
 

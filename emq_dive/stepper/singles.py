@@ -9,20 +9,21 @@ from typing import Any
 import redis
 
 from ..echo_mq import jobs, native, scripts
-from ..echo_mq.connector import Connector, error_text
+from ..echo_mq.connector import Connector
 from ..echo_mq.scripts import marker_lines
-from .driver import Batch, Handle, Interlude, Outcome, register, send
+from .checks import checked
+from .driver import Batch, Handle, Interlude, Outcome, drive_lua, register
 from .handle import Sent, SinglesHandle, answer_single, capture_single
 from .hosts import ClientHost
 from .lua_run import LuaRun
-from .model import NOT_EVALUATED, Call, Member, Step
-from .native_driver import NATIVE_MARKS
+from .model import Call, Member, Step
+from .native_driver import NATIVE_MARKS, run_twin
+from .outcome import NOT_REACHED, Checked, Errored, Raised, Reason, Verdict
 from .tracing import lines_of
 
 SINGLE_MARKS = marker_lines(scripts.extend_lock().source)
 """extend_lock.lua's ``@marker`` lines."""
 EMPTY_NOTE = "the single verb always names one job: an empty held list sends no call at all"
-_REASONS = {"EMQGONE": "gone", "EMQSTALE": "stale", "EMQNOTACTIVE": "not-active"}
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,11 @@ class CallRun:
     now: int | None
     reply: Any
     error: str | None
-    attempts: bytes | str | None = NOT_EVALUATED
-    token_ok: bool | str | None = NOT_EVALUATED
-    score: bytes | str | None = NOT_EVALUATED
+    checks: tuple[Checked, Checked, Checked] = (NOT_REACHED, NOT_REACHED, NOT_REACHED)
     new_score: int | None = None
     notes: tuple[str, ...] = ()
+    epoch: bytes | None = None
+    """The lease_epoch the call stamped (wire 6)."""
 
 
 class _Singles:
@@ -107,15 +108,18 @@ class _Singles:
 
 
 def _member(member: Member, ran: CallRun, raised: BaseException | None) -> Member:
-    """The member after its own call: re-scored, raised (Gone, Stale, NotActive) or an error such as WRONGTYPE."""
-    seen = replace(member, ran=True, attempts=ran.attempts, token_ok=ran.token_ok, score=ran.score, now=ran.now,
-                   error=ran.error, raised=type(raised).__name__ if raised is not None else "")
+    """The member after its own call: re-scored, or raised on its own (Gone, Stale, NotActive, or ResponseError for
+    an error reply such as WRONGTYPE: each call stands alone, so the next one still runs)."""
+    row, match, active = ran.checks
+    seen = replace(member, ran=True, row=row, match=match, active=active, now=ran.now, error=ran.error)
     if ran.error is None:
-        return replace(seen, outcome="re-scored", reason="live", new_score=ran.new_score)
-    reason = _REASONS.get(ran.error.split(" ", 1)[0])
+        return replace(seen, verdict=Verdict.RESCORED, new_score=ran.new_score, epoch=ran.epoch)
+    reason = Reason.of_wire_class(ran.error)
     if isinstance(raised, jobs.LeaseRefused) and reason is not None:
-        return replace(seen, outcome="raised", reason=reason)
-    return replace(seen, outcome="error")
+        return replace(seen, verdict=Verdict.RAISED, reason=reason, raised=reason.raised)
+    if isinstance(raised, redis.ResponseError):
+        return replace(seen, verdict=Verdict.RAISED, raised=Raised.RESPONSE_ERROR)
+    return replace(seen, verdict=Verdict.STOPPED)
 
 
 @register(4, "singles")
@@ -134,29 +138,20 @@ class SinglesLuaDriver(_Singles):
         run = LuaRun(sent.script.source, f"{sent.script.name}.lua", sent.keys, sent.argv)
         pending = run.advance()
         lines = run.lines()
-        calls: list[Call] = []
-        while pending[0] == "call":
-            _, line, args = pending
-            call = send(self._batch, self.source, line, args)
-            calls.append(call)
-            pending = run.advance(call.reply)
-            lines += run.lines()
+        pending, calls, ran = drive_lua(run, pending, self._batch, self.source)
+        lines += ran
         kind, _, value = pending
         error = value if kind == "error" else None
         if isinstance(value, dict):
             error = value["err"].decode() if isinstance(value["err"], bytes) else str(value["err"])
         reply = value if kind == "done" and error is None else None
         by_verb = {call.sent[0]: call.reply for call in calls}
-        attempts: Any = by_verb.get(b"HGET", NOT_EVALUATED)
-        if isinstance(attempts, Exception):
-            attempts = error_text(attempts)
-        token_ok: bool | str = NOT_EVALUATED if attempts is None or attempts == NOT_EVALUATED or \
-            isinstance(attempts, str) else attempts == sent.argv[2]
-        score = by_verb.get(b"ZSCORE", NOT_EVALUATED)
+        attempts = by_verb.get(b"HGET")
+        token_ok = None if b"HGET" not in by_verb or not isinstance(attempts, bytes) else attempts == sent.argv[2]
+        checks = checked(attempts, token_ok, by_verb.get(b"ZSCORE"), b"ZSCORE" in by_verb) if b"HGET" in by_verb \
+            else (NOT_REACHED, NOT_REACHED, NOT_REACHED)
         zadd = next((call.sent for call in calls if call.sent[0] == b"ZADD"), None)
-        return CallRun(tuple(lines), tuple(calls), run.now, reply, error, attempts, token_ok,
-                       score if not isinstance(score, Exception) else error_text(score),
-                       int(float(zadd[2])) if zadd else None)
+        return CallRun(tuple(lines), tuple(calls), run.now, reply, error, checks, int(float(zadd[2])) if zadd else None)
 
 
 @register(6, "singles")
@@ -178,26 +173,20 @@ class SinglesNativeDriver(_Singles):
         reply: Any = None
         error: str | None = None
         with lines_of(native.__file__) as lines:
+            host.lines = lines
             try:
-                while True:
-                    probes.append(next(handler))
-            except StopIteration as stop:
-                reply = stop.value
+                _, reply = run_twin(handler, probes)
             except native.NativeError as err:
                 error = str(err)
         values = {probe.marker: probe.values for probe in probes}
         now = values.get("one-clock", {}).get("now")
         seen = values.get("one-verdict", {}).get("verdict")
-        if error is not None and error.startswith("WRONGTYPE") and seen is None:
-            attempts: Any = error
-        else:
-            attempts = seen.attempts if isinstance(seen, native.Verdict) else NOT_EVALUATED
-        token_ok: Any = NOT_EVALUATED
-        score: Any = NOT_EVALUATED
+        checks: tuple[Checked, Checked, Checked] = (NOT_REACHED, NOT_REACHED, NOT_REACHED)
         if isinstance(seen, native.Verdict):
-            token_ok = NOT_EVALUATED if seen.token_ok is None else seen.token_ok
-            score = NOT_EVALUATED if seen.in_active is None else seen.score
+            checks = checked(seen.attempts, seen.token_ok, seen.score, seen.in_active is not None)
+        elif error is not None and error.startswith("WRONGTYPE"):
+            checks = (Errored(error), NOT_REACHED, NOT_REACHED)
         new_score = values.get("one-epoch", {}).get("score")
         return CallRun(tuple(lines), tuple(host.calls), now if isinstance(now, int) else None, reply, error,
-                       attempts, token_ok, score, new_score if isinstance(new_score, int) else None,
-                       tuple(dict.fromkeys(host.notes)))
+                       checks, new_score if isinstance(new_score, int) else None, tuple(dict.fromkeys(host.notes)),
+                       next((c.sent[3] for c in host.calls if c.sent[:1] == (b"HSET",) and len(c.sent) == 4), None))

@@ -12,9 +12,10 @@ from ..echo_mq import keyspace
 from ..stores.protocol import StoreLike
 from . import handle, lua_driver, native_driver, singles, whatif  # noqa: F401  (drivers register on import)
 from .agreement import verify
-from .driver import Batch, Outcome, driver_for, focus
+from .driver import Batch, Outcome, focus
 from .events import holder_events
 from .model import Agreement, Event, Step
+from .modes import driver_for
 from .race import Race
 from .timeline import Timeline, is_write
 

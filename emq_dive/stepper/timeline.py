@@ -9,7 +9,9 @@ import redis
 
 from ..echo_mq.connector import raw
 from ..stores import snapshot
-from .model import Grown, Member, MembersAt, Prefix
+from .model import Member
+from .outcome import Verdict
+from .views import Grown, MembersAt, Prefix
 
 READS = frozenset({b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"})
 """Commands the stepped code sends that write nothing."""
@@ -76,7 +78,7 @@ class Timeline:
             self._touched[step].append(member.index)
             if member.now is not None:
                 clocks.append(member.now)
-            if member.outcome == "raised":
+            if member.verdict is Verdict.RAISED:
                 raised.append(member.index)
         self._failed.grow(failed)
         self._clocks.grow(clocks)

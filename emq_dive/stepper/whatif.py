@@ -12,6 +12,7 @@ from ..echo_mq.scripts import marker_lines
 from .driver import Batch, Outcome, register
 from .lua_driver import LUA_MARKS, LuaDriver
 from .model import Step
+from .outcome import Verdict
 
 WHAT_IF_NAME = "extend_locks_no_guard"
 REMOVED_LINE = LUA_MARKS["check-active"]
@@ -36,6 +37,7 @@ class GuardOffDriver(LuaDriver):
     """Steps the what-if exactly as LuaDriver steps the real script, on the same store and the same held list."""
 
     marks = WHAT_IF_MARKS
+    removed = True
 
     def script_for(self, batch: Batch) -> scripts.Script:
         return what_if_script()
@@ -46,7 +48,7 @@ class GuardOffDriver(LuaDriver):
         store = self._batch.store
         pending = keyspace.queue_key(store.queue, "pending")
         both = [m.id for m in outcome.members
-                if m.outcome == "re-scored" and raw(store.client, "LPOS", pending, m.id) is not None]
+                if m.verdict is Verdict.RESCORED and raw(store.client, "LPOS", pending, m.id) is not None]
         if not both:
             return outcome
         return replace(outcome, notes=(*outcome.notes, *(resurrected(job_id) for job_id in both)))

@@ -38,7 +38,8 @@ def paragraph(frame: Frame, style: _Head) -> str:
         said = [f"the handle built the command for {words.members_text(frame)}.", "Nothing is sent yet."]
     elif member is not None:
         row, token, active, verdict = words.checks(member, step.now)
-        said = [f"member {member.index + 1} of {len(step.members)}, {member.id}, token {member.token}.",
+        said = [f"member {member.index + 1} of {len(step.members)}, {member.id}, token {member.token}; checks "
+                f"{words.checks_heading(step)}.",
                 f"Row check, HGET attempts: {row}.", f"Token check: {token}.", f"Active check, ZSCORE: {active}.",
                 f"Verdict: {verdict or 'none'}."]
     else:
@@ -49,9 +50,11 @@ def paragraph(frame: Frame, style: _Head) -> str:
     said += [f"The shared {words.now_text(step)}.", f"{capital(words.failed_text(step))}."]
     said += [f"Note: {note}." for note in step.notes]
     if step.done:
+        said.append("Verdicts: " + "; ".join(f"{member.id} {words.checks(member, words.member_now(step, member))[3]}"
+                                             for member in step.members) + "." if step.members else "No members.")
         said.append(f"{capital(words.reply_words(step))}.")
         if frame.answer:
-            said.append(f"extend_locks {frame.answer}.")
+            said.append(f"{words.answer_words(frame)}.")
         if frame.agreement is not None:
             said.append(f"{capital(words.agreement_text(frame.agreement))}.")
     return " ".join([head, *said])

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..fates import FateRun, WireCompare, what_differs
-from ..render import reply_text, wire_text
+from ..render import deadline, reply_text, wire_text
 from ..session import Frame, Session
 from . import words
 
@@ -131,18 +131,18 @@ def _step(frame: Frame) -> list[str]:
     out = [f"### Step {step.index} of {step.count} · {step.title}", ""]
     if step.index == 0:
         out += ["The handle built the command; nothing is sent yet.", ""]
-    elif not step.calls:
+    elif not step.shown_calls:
         out += ["This step sent nothing to the store.", ""]
     else:
-        source = words.SOURCES.get(step.source, step.source)
-        out += [f"Calls, from {source}:", ""]
+        out += [f"Calls, from {step.code or words.SOURCES.get(step.source, step.source)}:", ""]
         out += [f"- line {call.line}: {_code(wire_text(call.sent))} → {_code(reply_text(call.reply))}"
-                for call in step.calls]
+                for call in step.shown_calls]
         out.append("")
     member = words.current_member(step)
     if member is not None:
         row, token, active, verdict = words.checks(member, step.now)
-        out += [f"Checks of member {member.index + 1}, {member.id} (token {member.token}), in order:", "",
+        out += [f"Checks of member {member.index + 1}, {member.id} (token {member.token}): "
+                f"{words.checks_heading(step)}:", "",
                 f"1. row? `HGET … attempts`: {row}", f"2. token?: {token}", f"3. in active? `ZSCORE`: {active}",
                 "", f"Verdict: {verdict or 'none yet'}.", ""]
     written = words.writes(step)
@@ -165,12 +165,12 @@ def _end(frame: Frame) -> list[str]:
     out = ["#### The end of the run", "", "| # | id | token | row? HGET | token? | in active? | verdict |",
            "|---|---|---|---|---|---|---|"]
     for member in step.members:
-        cells = words.checks(member, step.now if member.now is None else member.now)  # a single call: its own
+        cells = words.checks(member, words.member_now(step, member))
         out.append("| " + " | ".join(_cell(c) for c in (str(member.index + 1), member.id, member.token, *cells))
                    + " |")
     out += ["", f"- {words.reply_words(step)}"]
     if frame.answer:
-        out.append(f"- extend_locks {frame.answer}")
+        out.append(f"- {words.answer_words(frame)}")
     if frame.agreement is not None:
         agreement = frame.agreement
         out.append(f"- agreement check ({_code(wire_text(agreement.command, 4))} …, run atomically from the "
@@ -178,10 +178,32 @@ def _end(frame: Frame) -> list[str]:
         if agreement.atomic_now is not None:
             out.append(f"- the atomic run's now: {agreement.atomic_now}")
     view = frame.view
-    active = ", ".join(f"{entry.id} {'absent' if entry.score is None else words.deadline(entry.score, step.now)}"
+    active = ", ".join(f"{entry.id} {'absent' if entry.score is None else deadline(entry.score, step.now)}"
                        for entry in view.active)
     out += [f"- active after the run ({view.active_count} members in all): {active or 'none shown'}",
             f"- pending ({view.pending_count}): {words.listed(view.pending)}", ""]
+    return out + _played(frame)
+
+
+def _played(frame: Frame) -> list[str]:
+    """The learner's own moves in the run: the reaper's race, in order, and the guesses beside what decided."""
+    played = frame.played
+    if played is None:
+        return []
+    out = []
+    if any(event.actor == "reaper" for event in played.race):
+        out += ["#### The race with the reaper", ""]
+        out += [f"{n}. step {event.step}, {event.actor}: {event.text}" for n, event in enumerate(played.race, 1)]
+        out.append("")
+    if played.judged:
+        right, judged = played.score
+        out += [f"#### Predictions: {right} of {judged} right", ""]
+        for one in played.judged:
+            guess = one.prediction
+            actual = "not decided yet" if one.actual is None else f"decided by {one.actual.value}"
+            mark = "" if one.right is None else " ✓" if one.right else " ✗"
+            out.append(f"- {guess.job_id}: guessed {guess.guess.value} at step {guess.step}; {actual}{mark}")
+        out.append("")
     return out
 
 

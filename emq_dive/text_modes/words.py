@@ -5,53 +5,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..render import clock_note, relative, reply_text, text, wire_text
+from .. import step_words
+from ..render import deadline, reply_text, text, wire_text
 from ..session import Frame
-from ..stepper import NOT_EVALUATED, Agreement, Call, Member, Step
+from ..stepper import Call, Member, Step
 from ..stepper.timeline import is_write
 
 SOURCES = {"handle": "jobs.py", "lua": "extend_locks.lua", "native": "native.py"}
 """The file each step's ``source`` names."""
 
 
-def deadline(score: object, now: int | None) -> str:
-    """A score with its distance from the shared ``now``: ``1700000030000 (now+30000)``."""
-    try:
-        number = int(float(text(score)))
-    except ValueError:
-        return text(score)
-    return f"{number} ({relative(number, now)})" if now is not None else str(number)
-
-
 def checks(member: Member, now: int | None) -> tuple[str, str, str, str]:
     """The row, token and active checks as read, in the order the code makes them, and the member's verdict."""
     if not member.ran:
-        return ("", "", "", "waiting")
-    att = member.attempts
-    if att == NOT_EVALUATED:
-        row = NOT_EVALUATED
-    elif member.outcome == "error":
-        row = f"error: {text(att)}"
-    elif att is None:
-        row = "nil, fails"
-    else:
-        row = f'"{text(att)}", passes'
-    if member.token_ok == NOT_EVALUATED:
-        token = NOT_EVALUATED
-    elif member.token_ok:
-        token = f'"{text(att)}" is the token "{member.token}", passes'
-    else:
-        token = f'"{text(att)}" is not the token "{member.token}", fails'
-    if member.score == NOT_EVALUATED:
-        active = NOT_EVALUATED
-    elif member.score is None:
-        active = "nil, fails"
-    else:
-        active = f"{deadline(member.score, now)}, passes"
-    verdicts = {"re-scored": f"re-scored to {deadline(member.new_score, now)}",
-                "failed": f"joins failed ({member.reason})", "live": "live: re-scored in the write pass",
-                "error": "the run stops here"}
-    return (row, token, active, verdicts.get(member.outcome, ""))
+        return ("", "", "", step_words.WAITING)
+    row, token, active = (step_words.check_text(member, which, now)[0] for which in range(3))
+    return (row, token, active, step_words.verdict_text(member, now)[0])
+
+
+def checks_heading(step: Step) -> str:
+    """How the checks are introduced: in order, or, for the what-if, without the check it removed."""
+    if step.mode == "guard-off":
+        return "row? then token? (the what-if removed the in active? check)"
+    return "row?, token?, in active?, in order"
+
+
+def member_now(step: Step, member: Member) -> int | None:
+    """The clock a member's deadlines read against: its own call's (singles), else the batch's one read."""
+    return step.now if member.now is None else member.now
 
 
 def current_member(step: Step) -> Member | None:
@@ -61,20 +42,8 @@ def current_member(step: Step) -> Member | None:
     return step.members[step.index - 1]
 
 
-def now_text(step: Step) -> str:
-    """The shared ``now`` as the step bar says it."""
-    if step.now is None:
-        return "now: not read yet (the first step reads TIME once for the whole batch)"
-    return f"now = {step.now}, read once; every re-score is now+{step.lease_ms}"
-
-
-def failed_text(step: Step) -> str:
-    """``failed after member k: JOB02, JOB04`` as the run has built it so far."""
-    listed = ", ".join(step.failed) or "none"
-    if step.index == 0:
-        return "failed: none yet, nothing sent"
-    head = "failed" if step.done else f"failed after member {min(step.index, len(step.members))}"
-    return f"{head}: {listed}"
+now_text = step_words.now_text
+failed_text = step_words.failed_text
 
 
 def writes(step: Step) -> list[Call]:
@@ -100,14 +69,13 @@ def reply_words(step: Step) -> str:
     return f"the reply: {reply_text(step.reply)}"
 
 
-def agreement_text(agreement: Agreement) -> str:
-    """What the agreement check found, in the step bar's words."""
-    if not agreement.agree:
-        return "the stepped and atomic runs differ: " + "; ".join(agreement.differences)
-    reply = agreement.atomic_reply
-    shown = reply if isinstance(reply, str) else reply_text(reply)
-    clock = clock_note(agreement.stepped_now, agreement.atomic_now)
-    return f"the atomic run agrees: the same store{clock}, reply {shown}"
+agreement_text = step_words.agreement_text
+
+
+def answer_words(frame: Frame) -> str:
+    """What the handle returned or raised for the run: the batch verb's one answer, or each single call's."""
+    verb = "extend_lock, call by call," if frame.step.mode == "singles" else "extend_locks"
+    return f"{verb} {frame.answer}"
 
 
 def members_text(frame: Frame) -> str:

@@ -7,7 +7,6 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
-from ..echo_mq import jobs
 from ..fates import Answer
 from ..fates.answers import SINGLE, embedded_lua_error
 from ..fates.differs import FIRST_USE, loads_script, rescored
@@ -15,8 +14,6 @@ from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_te
 
 SHA_HEX = 40
 """The hex digits of a script's SHA1, which the card shortens."""
-COURSE_ERRORS = {jobs.Gone: ":gone", jobs.Stale: ":stale", jobs.NotActive: ":not_active"}
-"""The single verb's refusals as the course's ``extend_lock/5`` answers them: ``{:error, <atom>}``."""
 
 
 def course_answer(answer: Answer) -> str:
@@ -31,8 +28,8 @@ def course_answer(answer: Answer) -> str:
     if answer.verb in SINGLE:
         if value is None:
             return "the course's extend_lock/5: :ok · re-scored"
-        atom = next((atom for kind, atom in COURSE_ERRORS.items() if isinstance(value, kind)), None)
-        return f"the course's extend_lock/5: {{:error, {atom}}}" if atom else ""
+        reason = answer.reason
+        return f"the course's extend_lock/5: {reason.course}" if reason else ""
     if not isinstance(value, list):
         return ""
     failed = [str(job) for job in value]
@@ -52,7 +49,7 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         out.append("unavailable: ", style="bold")
         out.append(answer.unavailable, style="italic")
         return out
-    failed = answer.outcome.startswith(("raises", "refused"))
+    failed = answer.refused
     out.append(answer.summary(MAX_ITEMS), style="bold red" if failed else "bold green")
     course = course_answer(answer)
     if course:

@@ -13,39 +13,24 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..render import deadline, text
 from ..session import Frame
-from ..stepper import NOT_EVALUATED, Member, Step
+from ..step_words import WAITING, check_text, verdict_text
+from ..stepper import Member, Step
 from .scrolled import thumb
 from .style import foreground
 from .wire_lines import lapsed
 
 COLUMNS = (("#", 2), ("id", 5), ("token", 5), ("row? HGET", 11), ("token?", 13), ("in active?", 13),
            ("verdict", 20))
-VERDICTS = {
-    "live": ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later"),
-    "not-written": ("not written: the command was refused", "not written: command refused", "not written: refused"),
-    "error": ("the run stops here",),
-}
-"""Each verdict's phrasings, longest first: a cell shows the longest that fits its column."""
 TITLES = {"batch": "the batch · row? → token? → in active? (checked in order)",
-          "singles": "the calls · row? → token? → in active? (each against its call's own now)"}
-"""The table's title by run mode (a what-if steps the batch)."""
+          "singles": "the calls · row? → token? → in active? (each against its call's own now)",
+          "guard-off": "the what-if batch · row? → token? (its in active? check is removed)"}
+"""The table's title by run mode."""
 
 
 def verdict(member: Member, now: int | None, width: int) -> tuple[str, str]:
-    """The verdict column's text and role, phrased to fit ``width`` cells."""
-    if member.outcome == "re-scored":
-        return f"re-scored → {deadline(member.new_score, now)}", "ok"
-    if member.outcome == "failed":
-        return f"joins failed ({member.reason})", "bad"
-    if member.outcome == "raised":
-        return f"raises {member.raised} ({member.error_class})", "bad"
-    phrasings = VERDICTS.get(member.outcome)
-    if phrasings is None:
-        return "", ""
-    role = {"live": "note", "not-written": "dim"}.get(member.outcome, "bad")
-    return next((p for p in phrasings if len(p) <= width), phrasings[-1]), role
+    """The verdict column's text and role, in every view's words, phrased to fit ``width`` cells."""
+    return verdict_text(member, now, width)
 
 
 def cells(member: Member, now: int | None, width: int = 40) -> list[tuple[str, str]]:
@@ -53,28 +38,11 @@ def cells(member: Member, now: int | None, width: int = 40) -> list[tuple[str, s
     ``width`` cells."""
     out = [(str(member.index + 1), "dim"), (member.id, ""), (member.token, "")]
     if not member.ran:
-        return [*out, ("", ""), ("", ""), ("", ""), ("waiting", "dim")]
-    att = member.attempts
-    if att == NOT_EVALUATED:
-        out.append((NOT_EVALUATED, "dim"))
-    elif member.outcome == "error":
-        out.append((f"{text(att).split(' ', 1)[0]} ✗", "bad"))  # the whole message is in the step bar and wire
-    elif att is None:
-        out.append(("nil ✗", "bad"))
-    else:
-        out.append((f'"{text(att)}" ✓', "ok"))
-    if member.token_ok == NOT_EVALUATED:
-        out.append((NOT_EVALUATED, "dim"))
-    elif member.token_ok:
-        out.append((f'"{text(att)}"="{member.token}" ✓', "ok"))
-    else:
-        out.append((f'"{text(att)}"≠"{member.token}" ✗', "bad"))
-    if member.score == NOT_EVALUATED:
-        out.append((NOT_EVALUATED, "dim"))
-    elif member.score is None:
-        out.append(("nil ✗", "bad"))
-    else:
-        out.append((f"{deadline(member.score, now)} ✓", "note" if lapsed(member, now) else "ok"))
+        return [*out, ("", ""), ("", ""), ("", ""), (WAITING, "dim")]
+    out += [check_text(member, which, now, brief=True) for which in range(3)]
+    active, role = out[-1]
+    if role == "ok" and lapsed(member, now):
+        out[-1] = (active, "note")
     out.append(verdict(member, now, width))
     return out
 

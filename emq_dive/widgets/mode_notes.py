@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual.reactive import reactive
 
 from ..session import Frame
+from ..step_words import raised_name
 from ..stepper import Step
 from .shown import Shown
 
@@ -33,7 +34,7 @@ def singles_notes(step: Step) -> list[tuple[str, str]]:
               "clock"),
              ("  " + (listed_reads(reads) if reads else "none yet: each call reads TIME when it runs"), "clock")]
     if raised:
-        latest = ", ".join(f"{step.members[index].id} {step.members[index].raised}"
+        latest = ", ".join(f"{step.members[index].id} {raised_name(step.members[index])}"
                            for index in raised[-SHOWN_RAISES:])
         lines.append((f"raised: {len(raised)} of {calls} calls, each its own error · "
                       f"{'…, ' if len(raised) > SHOWN_RAISES else ''}{latest}", "bad"))

@@ -7,29 +7,15 @@ from typing import ClassVar
 from rich.text import Text
 from textual.reactive import reactive
 
-from ..render import MAX_ITEMS, clock_note
+from .. import step_words
 from ..session import Frame
+from ..step_words import agreement_text, now_text
 from .rows import Rows
 
 
 def failed_text(frame: Frame, width: int | None = None) -> str:
-    """``failed after member k: [...]``, as the run has built it so far; a long list shows its count and as much
-    of its tail as fits ``width`` cells (at most MAX_ITEMS ids), so the line never wraps as the list grows."""
-    step = frame.step
-    ran = min(step.index, len(step.members))
-    count = len(step.failed)
-    if step.index == 0:
-        return "failed: [] · nothing sent yet"
-    head = "failed" if step.done else f"failed after member {ran}"
-    whole = f"{head}: [{', '.join(step.failed)}]" if count <= MAX_ITEMS else ""
-    if whole and (width is None or len(whole) <= width):
-        return whole
-    tail = list(step.failed[-MAX_ITEMS:])
-    while True:
-        text = f"{head} ({count} ids): […, {', '.join(tail)}]"
-        if width is None or len(text) <= width or len(tail) <= 1:
-            return text
-        tail.pop(0)
+    """The failed list so far (for singles, the raised calls), in every view's words, fitted to ``width``."""
+    return step_words.failed_text(frame.step, width)
 
 
 class StepBar(Rows):
@@ -103,13 +89,7 @@ class StepBar(Rows):
         if self.busy:
             out.append(f"  {self.busy}", style=style("step-bar--muted"))
         out.append("\n")
-        if step.now is None:
-            out.append("now: not read yet — the first step reads TIME once for the whole batch",
-                       style=style("step-bar--muted"))
-        else:
-            out.append(f"now = {step.now}", style=style("step-bar--title"))
-            once = "this call's own read; its re-score is" if step.mode == "singles" else "read once; every re-score is"
-            out.append(f" · {once} now+{step.lease_ms}", style=style("step-bar--muted"))
+        out.append(now_text(step), style=style("step-bar--muted" if step.now is None else "step-bar--title"))
         out.append("\n")
         out.append(failed_text(frame, self.content_size.width or None))
         if step.error is not None:
@@ -122,12 +102,7 @@ class StepBar(Rows):
                        style=style("step-bar--muted"))
         if agreement is not None:
             out.append("\n")
-            if agreement.agree:
-                clock = clock_note(agreement.stepped_now, agreement.atomic_now)
-                out.append(f"✓ run {frame.run}: the atomic run agrees: same store, same reply{clock}",
-                           style=style("step-bar--ok"))
-            else:
-                out.append(f"✗ run {frame.run}: the stepped and atomic runs differ: " +
-                           "; ".join(agreement.differences),
-                           style=style("step-bar--bad"))
+            mark = "✓" if agreement.agree else "✗"
+            out.append(f"{mark} run {frame.run}: {agreement_text(agreement)}",
+                       style=style("step-bar--ok" if agreement.agree else "step-bar--bad"))
         return out

@@ -4,7 +4,7 @@ twin's stand-ins for what the module does in-process, and the notes a step carri
 from __future__ import annotations
 
 from ..render import deadline, text
-from ..stepper import Call, Member, Step
+from ..stepper import Call, Member, Step, Verdict
 from .code_pane import module_line, plain_source
 
 STAND_INS = {"acl": "permission check", "clock": "cached clock", "run-id": "run_id"}
@@ -47,9 +47,13 @@ def legend(kinds: list[str], verb: str) -> str:
             f"not sent by {verb}")
 
 
+PASSED = (Verdict.RESCORED, Verdict.LIVE, Verdict.NOT_WRITTEN)
+"""The verdicts of a member that passed all three checks."""
+
+
 def _lapsed(member: Member, now: int | None) -> int | None:
     """How many ms ago ``member``'s lease ran out, if it had when its ZSCORE found it."""
-    if now is None or member.outcome not in ("re-scored", "live", "not-written") or not isinstance(member.score, bytes):
+    if now is None or member.verdict not in PASSED or member.score is None:
         return None
     try:
         score = int(float(text(member.score)))

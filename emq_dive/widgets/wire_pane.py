@@ -96,7 +96,7 @@ class WirePane(ScrolledLines):
         out = [head]
         if step.index == 0:
             out.append(Text("the handle has built it; → sends it", style=muted))
-        calls = step.calls
+        calls = step.shown_calls
         if step.index and not calls:
             out.append(Text("this step sent nothing to the store", style=muted))
         kinds: list[str] = []

@@ -1,0 +1,114 @@
+"""Read-only windows on a run's shared timeline: the members after a step, and lists that grow by a step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Generic, TypeVar, overload
+
+from .model import Member
+
+T = TypeVar("T")
+
+
+class _View(Sequence[T]):
+    """A read-only window on the run's shared timeline that compares and hashes like a tuple of its items."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class MembersAt(_View[Member]):
+    """The batch's members as they stood after one step, read from the run's shared per-member history."""
+
+    __slots__ = ("_history", "_position")
+
+    def __init__(self, history: list[list[tuple[int, Member]]], position: int) -> None:
+        self._history = history
+        self._position = position
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def __iter__(self) -> Iterator[Member]:
+        position = self._position
+        for index, states in enumerate(self._history):
+            # a member's latest state is nearly always at or before the step this view is of: no search needed
+            yield states[-1][1] if states[-1][0] <= position else self._at(index)
+
+    def _at(self, index: int) -> Member:
+        for step, member in reversed(self._history[index]):
+            if step <= self._position:
+                return member
+        raise LookupError(f"member {index} has no state at step {self._position}")
+
+    @overload
+    def __getitem__(self, index: int) -> Member: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Member, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Member | tuple[Member, ...]:
+        if isinstance(index, slice):
+            return tuple(self._at(i) for i in range(*index.indices(len(self))))
+        return self._at(range(len(self))[index])
+
+
+class Prefix(_View[T]):
+    """The first ``count`` items of a list that only grows along the run: the failed ids after one step, say."""
+
+    __slots__ = ("_count", "_items")
+
+    def __init__(self, items: list[T], count: int) -> None:
+        self._items = items
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._items[: self._count])
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        if isinstance(index, slice):
+            return tuple(self._items[: self._count][index])
+        return self._items[range(self._count)[index]]
+
+
+class Grown(Generic[T]):
+    """A list that grows by a batch of items per step, read as it stood after any step, and cut back a step."""
+
+    __slots__ = ("_counts", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[T] = []
+        self._counts: list[int] = [0]
+
+    def at(self, step: int) -> Prefix[T]:
+        """The items as they stood after ``step``."""
+        return Prefix(self._items, self._counts[step])
+
+    def grow(self, items: Iterable[T]) -> None:
+        """Add the items of the next step (nothing is fine: the step still counts)."""
+        self._items.extend(items)
+        self._counts.append(len(self._items))
+
+    def rewind(self, step: int) -> None:
+        """Forget ``step`` and everything after it."""
+        del self._counts[step:]
+        del self._items[self._counts[-1]:]
