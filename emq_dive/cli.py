@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from . import __version__, heap
 
-COMMANDS = ("list", "script", "native", "bench", "serve")
+COMMANDS = ("list", "script", "native", "bench", "serve", "clean")
 USAGE = """\
 emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
@@ -24,7 +24,8 @@ emq-dive list                      the lessons
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
 emq-dive native build              build the EMQ module and print its path
 emq-dive bench [--backend B ...]   per-lease cost: one batch vs N singles vs the native twin
-emq-dive serve [LESSON] [...]      the dive in a browser, an app per tab (see: emq-dive serve --help)"""
+emq-dive serve [LESSON] [...]      the dive in a browser, an app per tab (see: emq-dive serve --help)
+emq-dive clean --backend URL       delete the dive queues on that server whose owner is gone"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -135,9 +136,10 @@ def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _exit_app(app: object, code: int) -> None:
-    """Make SIGTERM ask the running app to exit, so it leaves the terminal as it found it."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: app.exit(return_code=code))  # type: ignore[attr-defined]
+def _exit_app(app: object) -> None:
+    """Make SIGTERM and SIGHUP ask the running app to exit, so it leaves the terminal as it found it."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda signum, frame: app.exit(return_code=128 + signum))  # type: ignore[attr-defined]
 
 
 def run_lesson(argv: Sequence[str]) -> int:
@@ -166,7 +168,8 @@ def _run_lesson(argv: Sequence[str]) -> int:
     if problem:
         return _fail(problem)
     from .stores import StoreError, open_store
-    signal.signal(signal.SIGTERM, _terminate)
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal ends the run as q does
+        signal.signal(signum, _terminate)
     if args.backend in ("server", "cluster"):
         print(f"starting {args.backend}…", file=sys.stderr, flush=True)
     try:
@@ -202,7 +205,7 @@ def _run_lesson(argv: Sequence[str]) -> int:
                 return _fail(f"--screenshot: cannot write {args.screenshot}: {err.strerror or err}")
             print(args.screenshot)
             return 0
-        _exit_app(app, 128 + signal.SIGTERM)
+        _exit_app(app)
         app.run()
         return app.return_code or 0
     finally:
@@ -264,6 +267,9 @@ def run_command(argv: Sequence[str]) -> int:
     if command == "serve":
         from .web import serve_command
         return serve_command(rest)
+    if command == "clean":
+        from .stores.clean import clean_command
+        return clean_command(rest)
     from .bench import main as bench_main
     return bench_main(rest)
 
