@@ -81,6 +81,7 @@ class DiveApp(App[None]):
             loop.remove_signal_handler(signum)
             signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
         self._given_back.clear()
+        self.session.store.interrupt()  # a worker stuck on a stalled server would hold the exit up for good
         # what start-up froze goes back to the collector, so an embedding process (a test run, say) can free it
         gc.unfreeze()
         sys.setswitchinterval(self._switch_interval)

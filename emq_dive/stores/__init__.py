@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 
@@ -19,6 +20,22 @@ from . import expiry
 
 class StoreError(RuntimeError):
     """A store that could not be opened; the message says what to do."""
+
+
+class LetGoPool(redis.ConnectionPool):
+    """A connection pool that can be let go: once ``let_go``, every call fails at once instead of connecting."""
+
+    gone = False
+
+    def let_go(self) -> None:
+        """Shut every connection, those a stalled call waits on too, and refuse new ones."""
+        self.gone = True
+        self.disconnect()
+
+    def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        if self.gone:
+            raise redis.ConnectionError("the app let the store go: it is quitting")
+        return super().get_connection(*args, **kwargs)
 
 
 @dataclass
@@ -116,6 +133,15 @@ class Store:
     def own_keys(self) -> list[bytes]:
         """Every key under this run's queue, found with SCAN."""
         return sorted(self.client.scan_iter(match=keyspace.queue_pattern(self.queue), count=1000))
+
+    def interrupt(self, wait: float = 1.0) -> None:
+        """Give a move under way ``wait`` seconds, then shut its connections (a stalled server), so the worker
+        waiting on a reply returns and the app can exit; a later call connects afresh."""
+        if self.lock.acquire(timeout=wait):
+            self.lock.release()
+            return
+        pool = self.client.connection_pool
+        pool.let_go() if isinstance(pool, LetGoPool) else pool.disconnect()
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the store closes, newest first."""

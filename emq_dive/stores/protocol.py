@@ -48,6 +48,10 @@ class StoreLike(Protocol):
         """Delete every key of this run's queue, and only those."""
         ...
 
+    def interrupt(self, wait: float = 1.0) -> None:
+        """Give a move under way ``wait`` seconds, then cut it off, so its worker returns and the app can exit."""
+        ...
+
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the store closes, newest first."""
         ...

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import redis
 
 from ..echo_mq.connector import raw
-from . import Store, StoreError
+from . import LetGoPool, Store, StoreError
 from .clean import QUIT_SECONDS, clean, drop_or_say
 from .cluster import slot_owner
 from .expiry import KEY_TTL_MS, Keeper, Owner, mark
@@ -73,7 +73,7 @@ def scrubbed(text: str, url: str) -> str:
 def open_url(url: str, queue: str) -> Store:
     """Connect to ``url``; never FLUSH, write only under ``emq:{<queue>}:``."""
     try:
-        client = redis.Redis.from_url(url)
+        client = redis.Redis(connection_pool=LetGoPool.from_url(url))
     except ValueError as err:
         raise StoreError(f"cannot use {masked(url)}: {scrubbed(str(err), url)}") from None
     try:
