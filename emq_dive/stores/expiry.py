@@ -137,13 +137,17 @@ class Keeper:
         while not self._stop.wait(self.every):
             turn += 1
             try:
-                queues = sorted(self.queues.copy())  # a copy: a move may adopt a queue meanwhile
-                for queue in queues:
-                    mark(self.client, queue, self.owner, self.ttl_ms)
-                if turn % SWEEP_EVERY == 0:
-                    renew(self.client, queues, self.ttl_ms)
+                self.turn(turn)
             except redis.RedisError:  # a stalled or lost server: the next turn tries again
                 continue
+
+    def turn(self, number: int) -> None:
+        """One renewal: the owner markers, and on every ``SWEEP_EVERY``-th turn each key's TTL."""
+        queues = sorted(self.queues.copy())  # a copy: a move may adopt a queue meanwhile
+        for queue in queues:
+            mark(self.client, queue, self.owner, self.ttl_ms)
+        if number % SWEEP_EVERY == 0:
+            renew(self.client, queues, self.ttl_ms)
 
     def stop(self) -> None:
         """Stop renewing (without waiting on a server that may not answer)."""
