@@ -14,7 +14,6 @@ from conftest import own_server
 from emq_dive.cli import main
 from emq_dive.echo_mq import keyspace, moves
 from emq_dive.stores import open_store
-from emq_dive.stores.clean import clean
 from emq_dive.stores.cluster import OWNER_FILE, remove_orphans
 from emq_dive.stores.expiry import Owner, mark, marker_keys
 
