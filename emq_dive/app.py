@@ -104,11 +104,12 @@ class DiveApp(App[None]):
         from .screens.error import ErrorView, describe  # loaded by the first error, not at start-up
 
         self.dive.failed()
-        title, body = describe(error)
+        title, body = describe(error, self.session.store.stopped)
         self.push_screen(ErrorView(title, body), self._after_error)
 
     def _after_error(self, choice: str | None) -> None:
         if choice == "retry":
+            self.session.store.respawn()  # a new server in place of one that stopped; the set-up waits for it
             self.dive.open_batch(self.dive.target)
         elif choice == "quit":
             self.exit()

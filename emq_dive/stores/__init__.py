@@ -73,7 +73,7 @@ class Store:
     cleaned: Future[int] | None = field(default=None, repr=False, compare=False)
     """The quiet clean a URL store runs at start: how many queues of dead owners it deleted."""
     revive: Callable[[], None] | None = field(default=None, repr=False, compare=False)
-    """Start a new server in place of the one this store started, once that one has stopped (see ``stopped``)."""
+    """Start a new server in place of the one this store started (``respawn`` calls it once that one stopped)."""
 
     @property
     def stopped(self) -> bool:
@@ -133,6 +133,16 @@ class Store:
     def own_keys(self) -> list[bytes]:
         """Every key under this run's queue, found with SCAN."""
         return sorted(self.client.scan_iter(match=keyspace.queue_pattern(self.queue), count=1000))
+
+    def respawn(self) -> bool:
+        """Start a new server in place of the one this app started, if that one has stopped; True when it did.
+
+        It returns at once: the new server starts on a thread of its own, and ``io`` waits for it.
+        """
+        if not self.stopped or self.revive is None:
+            return False
+        self.revive()
+        return True
 
     def interrupt(self, wait: float = 1.0) -> None:
         """Give a move under way ``wait`` seconds, then shut its connections (a stalled server), so the worker
