@@ -15,7 +15,6 @@ from textual.widgets import Static
 from ..echo_mq.connector import error_text
 from ..echo_mq.keyspace import IllFormed
 
-
 STOPPED = "The server this app started has stopped"
 RETRY = "r retry (set the batch up again) · escape close · q quit"
 RESPAWN = "r start a new server and set the batch up again · escape close · q quit"

@@ -65,7 +65,7 @@ class Store:
     ttl_ms: int | None = None
     """How long each key of the run lives past the last move, on a store the app did not start (None: no TTL)."""
     expiring: set[str] = field(default_factory=set, repr=False, compare=False)
-    """The queues whose keys get ``ttl_ms`` again after each move: the run's own, and any it adopts."""
+    """The queues whose keys get ``ttl_ms`` again after each move and from the keeper: the run's own."""
     quit_seconds: float = 10.0
     """How long ``close`` waits for work under way before it goes on without it."""
     exited: threading.Event | None = field(default=None, repr=False, compare=False)
@@ -115,10 +115,6 @@ class Store:
         except redis.RedisError:
             if not failed:
                 raise
-
-    def adopt(self, queue: str) -> None:
-        """Renew ``queue``'s keys with the run's own after each move (a measuring queue, say)."""
-        self.expiring.add(queue)
 
     def run_id(self) -> bytes:
         """The server's run_id, the value the native twin stamps as lease_epoch."""

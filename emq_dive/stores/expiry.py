@@ -143,7 +143,7 @@ class Keeper:
 
     def turn(self, number: int) -> None:
         """One renewal: the owner markers, and on every ``SWEEP_EVERY``-th turn each key's TTL."""
-        queues = sorted(self.queues.copy())  # a copy: a move may adopt a queue meanwhile
+        queues = sorted(self.queues.copy())  # a copy: another thread may change the set
         for queue in queues:
             mark(self.client, queue, self.owner, self.ttl_ms)
         if number % SWEEP_EVERY == 0:
