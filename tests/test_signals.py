@@ -117,7 +117,9 @@ def test_a_signal_ends_the_app_at_once_and_leaves_no_key(server, signum: int, mo
         code = term.exited_within(EXIT_SECONDS)
     finally:
         term.close()
-    assert code == 128 + signum, bytes(term.screen)[-1500:]
+    # a hung-up terminal may end --plain's input (EOF, EIO) before the kernel's SIGHUP does: either way it quits
+    assert code in ((128 + signum, 0) if mode == "plain" and signum == signal.SIGHUP else (128 + signum,)), \
+        bytes(term.screen)[-1500:]
     assert _dive_keys(client) == [], "the run left its keys on the server"
 
 

@@ -10,6 +10,7 @@ import redis
 from conftest import own_server
 
 from emq_dive.echo_mq import keyspace, moves
+from emq_dive.echo_mq.connector import raw
 from emq_dive.lessons import load
 from emq_dive.session import Session
 from emq_dive.stepper.timeline import Timeline
@@ -64,13 +65,36 @@ def test_every_key_of_a_whole_run_carries_the_ttl(url_store) -> None:
         _all_expire(client, store)
 
 
-def test_a_key_a_move_creates_gets_the_ttl(url_store) -> None:
-    """A ZADD on a new key creates it: the sweep after the move gives it the TTL too."""
+@pytest.mark.parametrize("how", ["command", "raw", "pipeline", "script"])
+def test_a_key_a_move_creates_gets_the_ttl(url_store, how: str) -> None:
+    """A ZADD on a new key creates it: the renewal after the move gives it the TTL too, however it was sent (the
+    stepped code sends its commands raw, the moves in transactions, the batch as a script)."""
     store, client = url_store
     fresh = keyspace.queue_key(store.queue, "made-by-a-move")
     with store.io():
-        client.zadd(fresh, {"x": 1})
+        if how == "command":
+            store.client.zadd(fresh, {"x": 1})
+        elif how == "raw":
+            raw(store.client, "ZADD", fresh, 1, "x")
+        elif how == "pipeline":
+            with store.client.pipeline(transaction=True) as tx:
+                tx.zadd(fresh, {"x": 1})
+                tx.execute()
+        else:
+            store.client.eval("return redis.call('ZADD', KEYS[1], 1, 'x')", 1, fresh)
     assert 0 < client.pttl(fresh) <= KEY_TTL_MS
+
+
+def test_the_renewal_after_a_move_costs_what_the_move_touched(url_store) -> None:
+    """Only the keys a move named get PEXPIRE, so a step of a big batch does not renew every row."""
+    store, client = url_store
+    with store.io():
+        moves.enqueue_many(store.client, store.queue, [(f"J{i}", None) for i in range(50)])
+    before = int(client.info("commandstats").get("cmdstat_pexpire", {}).get("calls", 0))
+    with store.io():
+        raw(store.client, "HGET", keyspace.job_key(store.queue, "J7"), "attempts")
+    after = int(client.info("commandstats").get("cmdstat_pexpire", {}).get("calls", 0))
+    assert after - before == 1
 
 
 def test_the_undo_log_restores_a_key_and_its_ttl(url_store) -> None:

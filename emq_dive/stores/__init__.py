@@ -9,33 +9,17 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import redis
 
 from ..echo_mq import keyspace
 from ..echo_mq.connector import raw
 from . import expiry
+from .url_pool import UrlPool, quiet
 
 
 class StoreError(RuntimeError):
     """A store that could not be opened; the message says what to do."""
-
-
-class LetGoPool(redis.ConnectionPool):
-    """A connection pool that can be let go: once ``let_go``, every call fails at once instead of connecting."""
-
-    gone = False
-
-    def let_go(self) -> None:
-        """Shut every connection, those a stalled call waits on too, and refuse new ones."""
-        self.gone = True
-        self.disconnect()
-
-    def get_connection(self, *args: Any, **kwargs: Any) -> Any:
-        if self.gone:
-            raise redis.ConnectionError("the app let the store go: it is quitting")
-        return super().get_connection(*args, **kwargs)
 
 
 @dataclass
@@ -109,9 +93,16 @@ class Store:
                     self._renew(failed)
 
     def _renew(self, failed: bool) -> None:
-        """Give every key of the run its TTL again, those the move just created too; a move's own error wins."""
+        """Give each key of the run the move named (any it created among them) its TTL again; on a pool that notes
+        no keys, every key of the run. A move's own error wins over the renewal's."""
+        pool = self.client.connection_pool
+        ttl, queues = self.ttl_ms or expiry.KEY_TTL_MS, sorted(self.expiring | {self.queue})
         try:
-            expiry.renew(self.client, sorted(self.expiring | {self.queue}), self.ttl_ms or expiry.KEY_TTL_MS)
+            with quiet(self.client):
+                if isinstance(pool, UrlPool):
+                    expiry.expire(self.client, pool.notes.take(), ttl, queues)
+                else:
+                    expiry.renew(self.client, queues, ttl)
         except redis.RedisError:
             if not failed:
                 raise
@@ -147,7 +138,7 @@ class Store:
             self.lock.release()
             return
         pool = self.client.connection_pool
-        pool.let_go() if isinstance(pool, LetGoPool) else pool.disconnect()
+        pool.let_go() if isinstance(pool, UrlPool) else pool.disconnect()
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the store closes, newest first."""

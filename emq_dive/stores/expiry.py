@@ -13,6 +13,7 @@ from pathlib import Path
 import redis
 
 from ..echo_mq import keyspace
+from .url_pool import quiet
 
 KEY_TTL_MS = 15 * 60 * 1000
 """Every key of a dive on a URL store lives 15 minutes past the last renewal, so a killed run leaves nothing."""
@@ -119,6 +120,18 @@ def renew(client: redis.Redis, queues: Iterable[str], ttl_ms: int = KEY_TTL_MS) 
     return len(keys)
 
 
+def expire(client: redis.Redis, keys: Iterable[bytes], ttl_ms: int, queues: Iterable[str]) -> int:
+    """Give each of ``keys`` ``ttl_ms`` to live, but the queues' short-lived alive markers; how many were sent."""
+    alive = {marker_keys(queue)[1] for queue in queues}
+    chosen = [key for key in keys if key not in alive]
+    if chosen:
+        with client.pipeline(transaction=False) as pipe:
+            for key in chosen:
+                pipe.pexpire(key, ttl_ms)
+            pipe.execute()
+    return len(chosen)
+
+
 class Keeper:
     """A thread that keeps a live dive's owner marker fresh and its keys' TTL renewed until ``stop``."""
 
@@ -144,10 +157,11 @@ class Keeper:
     def turn(self, number: int) -> None:
         """One renewal: the owner markers, and on every ``SWEEP_EVERY``-th turn each key's TTL."""
         queues = sorted(self.queues.copy())  # a copy: another thread may change the set
-        for queue in queues:
-            mark(self.client, queue, self.owner, self.ttl_ms)
-        if number % SWEEP_EVERY == 0:
-            renew(self.client, queues, self.ttl_ms)
+        with quiet(self.client):
+            for queue in queues:
+                mark(self.client, queue, self.owner, self.ttl_ms)
+            if number % SWEEP_EVERY == 0:
+                renew(self.client, queues, self.ttl_ms)
 
     def stop(self) -> None:
         """Stop renewing (without waiting on a server that may not answer)."""

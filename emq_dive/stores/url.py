@@ -8,11 +8,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 
+from ..echo_mq import keyspace
 from ..echo_mq.connector import raw
-from . import LetGoPool, Store, StoreError
+from . import Store, StoreError
 from .clean import QUIT_SECONDS, clean, drop_or_say
 from .cluster import slot_owner
 from .expiry import KEY_TTL_MS, Keeper, Owner, mark
+from .url_pool import UrlPool
 
 _SECRET_FIELDS = ("password", "username")
 
@@ -73,7 +75,7 @@ def scrubbed(text: str, url: str) -> str:
 def open_url(url: str, queue: str) -> Store:
     """Connect to ``url``; never FLUSH, write only under ``emq:{<queue>}:``."""
     try:
-        client = redis.Redis(connection_pool=LetGoPool.from_url(url))
+        client = redis.Redis(connection_pool=UrlPool.from_url(url))
     except ValueError as err:
         raise StoreError(f"cannot use {masked(url)}: {scrubbed(str(err), url)}") from None
     try:
@@ -91,6 +93,9 @@ def open_url(url: str, queue: str) -> Store:
                   native_reason="" if native else "this server has no EMQ module loaded "
                   "(build it with `emq-dive native build` and MODULE LOAD it)",
                   ttl_ms=KEY_TTL_MS, quit_seconds=QUIT_SECONDS)
+    pool = client.connection_pool
+    if isinstance(pool, UrlPool):  # the client on the queue's node of a cluster has a pool of its own
+        pool.notes.watch(keyspace.queue_key(queue, ""))
     me = Owner.me()
     try:
         mark(client, queue, me)  # before any key of the run exists, so none is ever without an owner

@@ -130,9 +130,12 @@ class PlainDive:
         return self._read()
 
     def _read(self) -> str | None:
-        if self.prompt:
-            print("> ", file=self.out, end="", flush=True)
-        line = next(self._lines, None)
+        try:
+            if self.prompt:
+                print("> ", file=self.out, end="", flush=True)
+            line = next(self._lines, None)
+        except OSError:  # the terminal hung up (EIO): the end of input, as a closed window's SIGHUP is
+            return None
         return None if line is None else line.strip()
 
     def run(self, lines: Iterator[str], start: int = 0) -> int:
