@@ -85,6 +85,7 @@ def test_clean_deletes_only_the_queues_whose_owner_is_gone(tmp_path: Path, capsy
         finally:
             live.close()
         assert _dumps(port, foreign) == foreign
+        assert all(client.pttl(key) == -1 for db, key in foreign if db == 0), "a foreign key got a TTL"
 
 
 def test_clean_needs_a_url(capsys) -> None:

@@ -105,12 +105,13 @@ def server(tmp_path: Path):
 @pytest.mark.parametrize("mode", ["tui", "plain"])
 def test_a_signal_ends_the_app_at_once_and_leaves_no_key(server, signum: int, mode: str) -> None:
     url, client = server
+    foreign = _seed_foreign(client)
     term = Pty(url, *(["--plain"] if mode == "plain" else []))
     try:
         term.wait_for(b"Batch" if mode == "tui" else b"Step 0 of")
         if mode == "tui":
             term.wait_for(b"JOB04")  # the batch is set up: its keys are on the server
-        assert _dive_keys(client), "the run wrote its queue before the signal"
+        assert len(_dive_keys(client)) > len(foreign), "the run wrote its queue before the signal"
         if signum == signal.SIGHUP:
             term.hang_up()
         term.proc.send_signal(signum)
@@ -120,7 +121,18 @@ def test_a_signal_ends_the_app_at_once_and_leaves_no_key(server, signum: int, mo
     # a hung-up terminal may end --plain's input (EOF, EIO) before the kernel's SIGHUP does: either way it quits
     assert code in ((128 + signum, 0) if mode == "plain" and signum == signal.SIGHUP else (128 + signum,)), \
         bytes(term.screen)[-1500:]
-    assert _dive_keys(client) == [], "the run left its keys on the server"
+    assert sorted(_dive_keys(client)) == sorted(foreign), "the run left its keys on the server"
+    assert {key: (client.dump(key), client.pttl(key)) for key in foreign} == foreign, "a foreign key changed"
+
+
+LOOK_ALIKES = (b"emq:{dive-00000000}:active", b"emq:{dive-*}:active", b"emq:{dive-11111111}:dive-owner")
+
+
+def _seed_foreign(client: redis.Redis) -> dict[bytes, tuple[bytes, int]]:
+    """Keys that look like a dive's but are not the run's: each with its DUMP and PTTL."""
+    for key in LOOK_ALIKES:
+        client.rpush(key, b"theirs") if key.endswith(b"active") else client.set(key, b"not ours")
+    return {key: (client.dump(key), client.pttl(key)) for key in LOOK_ALIKES}
 
 
 @pytest.mark.server
