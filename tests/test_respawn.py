@@ -57,6 +57,33 @@ async def test_after_an_oom_the_step_runs_again_on_the_store_as_it_is_now(tmp_pa
             store.close()
 
 
+@asynctest
+async def test_after_a_timeout_r_runs_the_step_again_on_the_store_as_it_is_now(tmp_path: Path) -> None:
+    with own_server(tmp_path) as (port, client):
+        store = open_store(f"redis://127.0.0.1:{port}/0?socket_timeout=0.5")
+        try:
+            app = frozen_app(store, step=2)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(app, pilot)
+                client.execute_command("CLIENT", "PAUSE", 60_000, "WRITE")  # the step's ZADD waits, then times out
+                try:
+                    await press(app, pilot, "right")
+                    assert _error_title(app) == "The store is gone"
+                finally:
+                    client.execute_command("CLIENT", "UNPAUSE")
+                await press(app, pilot, "r")
+                assert app.screen is dive(app)
+                step = dive(app).frame.step
+                assert step.index == 3 and step.error is None
+                assert not any(isinstance(reply, Exception) for reply in _replies_received(app))
+                await press(app, pilot, "end")
+                agreement = dive(app).frame.agreement
+                assert agreement is not None and agreement.agree, agreement
+                await press(app, pilot, "q")
+        finally:
+            store.close()
+
+
 def _spawn(background: bool):
     require_server()
     binary = shutil.which("redis-server") or server_binary()
