@@ -196,3 +196,22 @@ def test_a_close_ignores_a_second_signal_until_it_is_done(fake_store) -> None:
     fake_store.close()
     assert seen == [(signal.SIG_IGN, signal.SIG_IGN)]
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("mode", ["tui", "plain"])
+def test_a_sigkilled_run_leaves_only_keys_that_expire_and_clean_finds_them(server, mode: str) -> None:
+    url, client = server
+    term = Pty(url, *(["--plain"] if mode == "plain" else []))
+    try:
+        term.wait_for(b"JOB04" if mode == "tui" else b"Step 0 of")
+        term.proc.kill()  # no finally runs: the keys stay, but none without a TTL
+        term.exited_within(EXIT_SECONDS)
+    finally:
+        term.close()
+    left = _dive_keys(client)
+    assert left and all(0 < client.pttl(key) <= 15 * 60 * 1000 for key in left), \
+        {key: client.pttl(key) for key in left}
+    done = clean(client)
+    assert [found.alive for found, _ in done] == [False]
+    assert _dive_keys(client) == []

@@ -22,24 +22,19 @@ ALIVE_TTL_MS = 30_000
 RENEW_SECONDS = 5.0
 """How often a live dive renews its owner marker (and, every ``SWEEP_EVERY`` turns, its keys' TTL)."""
 SWEEP_EVERY = 12
+"""Every twelfth turn (a minute) the keeper gives every key of the run its TTL again, not just the markers."""
 OWNER = "dive-owner"
 """The suffix of the marker that says a dive made this queue (it lives as long as the queue's keys)."""
 ALIVE = "dive-alive"
 """The suffix of the marker that says the dive's owner still runs (it lives ``ALIVE_TTL_MS``)."""
 MARKERS = (OWNER, ALIVE)
 SIGNATURE = "emq-dive owner v1"
-QUEUE_NAME = re.compile(r"dive-[0-9a-f]{8}")
-"""The names ``fresh_queue`` gives; the only queues ``clean`` ever looks at."""
+"""How a marker this app wrote begins; ``clean`` leaves any other value alone."""
 
 
 def marker_keys(queue: str) -> tuple[bytes, ...]:
     """The queue's two owner markers, as the store holds them."""
     return tuple(keyspace.queue_key(queue, suffix).encode() for suffix in MARKERS)
-
-
-def is_marker(queue: str, key: bytes) -> bool:
-    """True when ``key`` is one of ``queue``'s owner markers, which no snapshot, reset or view counts."""
-    return key in marker_keys(queue)
 
 
 def queue_keys(client: redis.Redis, queue: str) -> list[bytes]:
