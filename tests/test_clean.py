@@ -110,3 +110,24 @@ def test_a_cluster_work_dir_whose_owner_is_gone_goes_at_the_next_start(tmp_path:
     (live / OWNER_FILE).write_text(Owner.me().text())
     assert remove_orphans(tmp_path) == [dead]
     assert not dead.exists() and live.exists() and unowned.exists()
+
+
+@pytest.mark.server
+def test_a_cluster_start_removes_the_work_dir_a_killed_one_left(tmp_path: Path, monkeypatch) -> None:
+    import tempfile
+
+    from test_valkey_store import require_wheel
+    require_wheel()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    left = tmp_path / "emq-dive-killed"
+    (left / "node-0").mkdir(parents=True)
+    (left / "node-0" / "nodes.conf").write_text("x")
+    (left / OWNER_FILE).write_text(_gone_owner().text())
+    store = open_store("cluster")
+    try:
+        assert not left.exists()
+        (root,) = tmp_path.glob("emq-dive-*")
+        assert Owner.parse((root / OWNER_FILE).read_bytes()) == Owner.me()
+    finally:
+        store.close()
+    assert not list(tmp_path.glob("emq-dive-*"))
