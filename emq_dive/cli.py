@@ -136,10 +136,9 @@ def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _exit_app(app: object) -> None:
-    """Make SIGTERM and SIGHUP ask the running app to exit, so it leaves the terminal as it found it."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, lambda signum, frame: app.exit(return_code=128 + signum))  # type: ignore[attr-defined]
+def _exit_app(app: object, code: int) -> None:
+    """Make SIGTERM ask the running app to exit, so it leaves the terminal as it found it."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: app.exit(return_code=code))  # type: ignore[attr-defined]
 
 
 def run_lesson(argv: Sequence[str]) -> int:
@@ -205,7 +204,7 @@ def _run_lesson(argv: Sequence[str]) -> int:
                 return _fail(f"--screenshot: cannot write {args.screenshot}: {err.strerror or err}")
             print(args.screenshot)
             return 0
-        _exit_app(app)
+        _exit_app(app, 128 + signal.SIGTERM)
         app.run()
         return app.return_code or 0
     finally:
