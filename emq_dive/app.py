@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -35,6 +37,8 @@ the UI thread is busy, which made the first frame's set-up on a real server ten 
 SETTLE_HEAP_AFTER = 1.0
 """Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
 full passes (a pass over it took tens of milliseconds, a stall a step would show)."""
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end the app as ``q`` does (systemd's stop, a closed terminal): keys deleted, servers stopped."""
 
 
 class DiveApp(App[None]):
@@ -51,8 +55,10 @@ class DiveApp(App[None]):
         self.start_step = step
         self.theme = theme
         self._switch_interval = sys.getswitchinterval()
+        self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
 
     def on_load(self) -> None:
+        self._exit_on_signals()
         sys.setswitchinterval(min(SWITCH_INTERVAL, self._switch_interval))
         # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
         early = self.session.begin_early()
@@ -62,7 +68,23 @@ class DiveApp(App[None]):
     def on_ready(self) -> None:
         self.set_timer(SETTLE_HEAP_AFTER, heap.settle)
 
+    def _exit_on_signals(self) -> None:
+        """Exit at once on SIGTERM or SIGHUP: the loop's own handler wakes it, where a plain one waited for a key."""
+        loop = asyncio.get_running_loop()
+        for signum in EXIT_SIGNALS:
+            previous = signal.getsignal(signum)
+            try:
+                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
+            except (RuntimeError, ValueError):  # not the main thread (an embedding test): its own handlers stay
+                continue
+            self._given_back.append((loop, signum, previous))  # put back at unmount
+
     def on_unmount(self) -> None:
+        for loop, signum, previous in self._given_back:
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        self._given_back.clear()
+        self.session.store.interrupt()  # a worker stuck on a stalled server would hold the exit up for good
         # what start-up froze goes back to the collector, so an embedding process (a test run, say) can free it
         gc.unfreeze()
         sys.setswitchinterval(self._switch_interval)

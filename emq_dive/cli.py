@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from . import __version__, heap
 
-COMMANDS = ("list", "script", "native", "bench", "serve")
+COMMANDS = ("list", "script", "native", "bench", "serve", "clean")
 USAGE = """\
 emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
@@ -24,7 +24,8 @@ emq-dive list                      the lessons
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
 emq-dive native build              build the EMQ module and print its path
 emq-dive bench [--backend B ...]   per-lease cost: one batch vs N singles vs the native twin
-emq-dive serve [LESSON] [...]      the dive in a browser, an app per tab (see: emq-dive serve --help)"""
+emq-dive serve [LESSON] [...]      the dive in a browser, an app per tab (see: emq-dive serve --help)
+emq-dive clean --backend URL       delete the dive queues on that server whose owner is gone"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -166,7 +167,8 @@ def _run_lesson(argv: Sequence[str]) -> int:
     if problem:
         return _fail(problem)
     from .stores import StoreError, open_store
-    signal.signal(signal.SIGTERM, _terminate)
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal ends the run as q does
+        signal.signal(signum, _terminate)
     if args.backend in ("server", "cluster"):
         print(f"starting {args.backend}…", file=sys.stderr, flush=True)
     try:
@@ -264,6 +266,9 @@ def run_command(argv: Sequence[str]) -> int:
     if command == "serve":
         from .web import serve_command
         return serve_command(rest)
+    if command == "clean":
+        from .stores.clean import clean_command
+        return clean_command(rest)
     from .bench import main as bench_main
     return bench_main(rest)
 

@@ -82,6 +82,9 @@ class Session:
         """True while ``g`` runs the batch's what-if without its ZSCORE guard (wire 4, batch only)."""
         self.predicting = False
         self.predictions = Predictions()
+        self._stale = False
+        """True after a move failed part-way (OOM, a timeout): the next move sets the batch up afresh and re-runs
+        it, so no step of the failed run, nor its error, is shown as the store's answer."""
 
     def begin_early(self) -> Future[Frame]:
         """Promise the first frame now, before the screen exists; ``open_early`` keeps the promise from a worker."""
@@ -109,8 +112,10 @@ class Session:
 
     def open(self, target: int = 0) -> Frame:
         """Set the batch up afresh from its fates and step it to ``target``."""
+        self._stale = True
         self.held = self._set_up()
         self._new_stepper(self.wire)
+        self._stale = False
         return self.goto(target)
 
     def _set_up(self) -> tuple[tuple[str, int], ...]:
@@ -136,14 +141,20 @@ class Session:
 
     def goto(self, target: int) -> Frame:
         """Step forward or back until the stepper stands at ``target``."""
+        if self._stale:
+            return self.open(target)
         stepper = self.stepper
         assert stepper is not None
         target = max(0, target)
-        while stepper.position > target:
-            stepper.back()
-        while stepper.position < target and not stepper.finished:
-            stepper.forward()
-        return self.frame()
+        try:
+            while stepper.position > target:
+                stepper.back()
+            while stepper.position < target and not stepper.finished:
+                stepper.forward()
+            return self.frame()
+        except BaseException:
+            self._stale = True
+            raise
 
     def frame(self) -> Frame:
         """The screen's data for the stepper's current step."""

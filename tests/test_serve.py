@@ -102,8 +102,9 @@ def shared(_spawned) -> tuple[redis.Redis, str]:
 
 
 def _queues(client: redis.Redis) -> set[str]:
-    """The dive queues that have keys on ``client``'s server."""
-    return {found.group(1) for key in client.scan_iter(match="emq:{dive-*}:*", count=1000)
+    """The dive queues whose batch is on ``client``'s server (its active set: a queue's owner markers come first,
+    before its app has started)."""
+    return {found.group(1) for key in client.scan_iter(match="emq:{dive-*}:active", count=1000)
             if (found := QUEUE.match(key.decode()))}
 
 

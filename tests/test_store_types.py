@@ -44,7 +44,7 @@ def test_store_like_names_what_the_engine_uses() -> None:
     fields, methods = _members()
     assert set(fields) == {"client", "queue", "kind", "description", "native", "native_reason", "acl", "acl_reason",
                            "owned"}
-    assert set(methods) == {"io", "run_id", "forget", "on_close"}
+    assert set(methods) == {"io", "run_id", "forget", "on_close", "interrupt", "respawn"}
 
 
 def test_every_store_kind_has_each_member_of_store_like(any_store: Store) -> None:

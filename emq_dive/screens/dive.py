@@ -162,7 +162,7 @@ class DiveScreen(Screen[None]):
             self.query_one(LessonPane).start()
             from .error import show_error  # loaded by the first error, not at start-up
 
-            show_error(self.app, event.worker.error, lambda: self.open_batch(self.target))
+            show_error(self.app, event.worker.error, self.session.store, lambda: self.open_batch(self.target))
 
     def _idle(self, settled: bool = True) -> Played | None:
         """The learner's moves on screen when no batch-wide store move (nor, when ``settled``, a step) is in flight;

@@ -15,10 +15,19 @@ from textual.widgets import Static
 
 from ..echo_mq.connector import error_text
 from ..echo_mq.keyspace import IllFormed
+from ..stores.protocol import StoreLike
+
+STOPPED = "The server this app started has stopped"
+RETRY = "r retry (set the batch up again) · escape close · q quit"
+RESPAWN = "r start a new server and set the batch up again · escape close · q quit"
 
 
-def describe(err: BaseException) -> tuple[str, str]:
-    """A title and an explanation for an error raised by store I/O."""
+def describe(err: BaseException, stopped: bool = False) -> tuple[str, str]:
+    """A title and an explanation for an error raised by store I/O; ``stopped`` when the server the app started
+    has exited under it."""
+    if stopped:
+        return STOPPED, (f"{err}\n\nThe server this app started has stopped (it was not this app that stopped "
+                         "it). Press r to start a new one and set the batch up again on it.")
     if isinstance(err, (redis.ConnectionError, redis.TimeoutError)):
         return "The store is gone", f"{err}\n\nThe server stopped answering. Check it is running, then press r."
     if isinstance(err, redis.ResponseError):
@@ -56,20 +65,23 @@ class ErrorView(ModalScreen[str]):
         super().__init__()
         self.title_text = title
         self.body = body
+        self.keys = RESPAWN if title == STOPPED else RETRY
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.title_text), id="error-title")
             yield Static(Text(self.body), id="error-body")
-            yield Static("r retry (set the batch up again) · escape close · q quit", id="error-keys")
+            yield Static(self.keys, id="error-keys")
 
 
-def show_error(app: App[Any], error: BaseException, retry: Callable[[], None]) -> None:
-    """Show ``error`` in the error view; r there calls ``retry``, q quits the app."""
+def show_error(app: App[Any], error: BaseException, store: StoreLike, retry: Callable[[], None]) -> None:
+    """Show ``error`` in the error view; r there starts a new server where the app's own one stopped, then calls
+    ``retry``; q quits the app."""
     def chosen(choice: str | None) -> None:
         if choice == "retry":
+            store.respawn()  # a new server in place of one that stopped; the set-up waits for it
             retry()
         elif choice == "quit":
             app.exit()
 
-    app.push_screen(ErrorView(*describe(error)), chosen)
+    app.push_screen(ErrorView(*describe(error, store.stopped)), chosen)

@@ -17,6 +17,7 @@ import redis
 from ..echo_mq import jobs, keyspace, scripts
 from ..echo_mq.connector import Connector, Exchange, raw
 from . import Store, StoreError
+from .expiry import Owner
 from .spawned import Launched, free_port, identify, launch, stop_server
 
 PRIMARIES = 3
@@ -142,7 +143,9 @@ def open_cluster(queue: str) -> ClusterStore:
     if found is None:
         raise StoreError(no_server_reason())
     binary, origin = found
+    remove_orphans(Path(tempfile.gettempdir()))
     root = Path(tempfile.mkdtemp(prefix="emq-dive-"))
+    (root / OWNER_FILE).write_text(Owner.me().text())
     password = os.urandom(16).hex()
     servers: list[Launched] = []
     buses = [free_port() for _ in range(PRIMARIES)]
@@ -180,6 +183,24 @@ def open_cluster(queue: str) -> ClusterStore:
     return store
 
 
+OWNER_FILE = "owner"
+"""The file in a cluster's work dir that names the process that started it."""
+
+
+def remove_orphans(tmp: Path) -> list[Path]:
+    """Remove the cluster work dirs (nodes.conf, logs) under ``tmp`` whose owner process is gone (SIGKILLed, say)."""
+    removed = []
+    for root in tmp.glob("emq-dive-*"):
+        try:
+            owner = Owner.parse((root / OWNER_FILE).read_bytes())
+        except OSError:
+            continue
+        if owner is not None and owner.gone_here():
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(root)
+    return removed
+
+
 def follow_slot_owner(client: redis.Redis, queue: str) -> redis.Redis:
     """A client on the node that owns ``queue``'s slot when ``client`` is on a cluster node, else ``client``."""
     return slot_owner(client, queue)[0]
@@ -208,7 +229,7 @@ def slot_owner(client: redis.Redis, queue: str) -> tuple[redis.Redis, str | None
             host, port = address.rsplit(":", 1)
             connection_class = (redis.Connection if issubclass(pool.connection_class, redis.UnixDomainSocketConnection)
                                 else pool.connection_class)
-            owner = redis.Redis(connection_pool=redis.ConnectionPool(
+            owner = redis.Redis(connection_pool=type(pool)(
                 connection_class=connection_class, **{**settings, "host": host, "port": int(port)}))
             client.close()
             return owner, address

@@ -48,6 +48,19 @@ class StoreLike(Protocol):
         """Delete every key of this run's queue, and only those."""
         ...
 
+    @property
+    def stopped(self) -> bool:
+        """True when the server this app started has exited under it."""
+        ...
+
+    def respawn(self) -> bool:
+        """Start a new server in place of the one this app started, if that one has stopped; True when it did."""
+        ...
+
+    def interrupt(self, wait: float = 1.0) -> None:
+        """Give a move under way ``wait`` seconds, then cut it off, so its worker returns and the app can exit."""
+        ...
+
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the store closes, newest first."""
         ...

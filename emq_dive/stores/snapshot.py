@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import redis
 
-from ..echo_mq import keyspace
+from .expiry import queue_keys
 
 Pairs = tuple[tuple[bytes, bytes], ...]
 Value = bytes | tuple[bytes, ...] | Pairs
@@ -85,8 +85,8 @@ def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
 
 
 def take(client: redis.Redis, queue: str) -> Snapshot:
-    """Every key under ``emq:{<queue>}:`` with its type, contents and PTTL."""
-    return take_keys(client, sorted(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000)))
+    """Every key under ``emq:{<queue>}:`` (but its owner markers) with its type, contents and PTTL."""
+    return take_keys(client, queue_keys(client, queue))
 
 
 def put(tx: Any, key: bytes, entry: Entry | None) -> None:
@@ -111,7 +111,7 @@ def put(tx: Any, key: bytes, entry: Entry | None) -> None:
 
 def restore(client: redis.Redis, queue: str, snap: Snapshot) -> None:
     """Put the queue's keys back exactly as ``snap`` holds them, deleting any key it lacks."""
-    current = set(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
+    current = set(queue_keys(client, queue))
     restore_keys(client, snap, sorted(current | snap.keys()))
 
 
@@ -128,7 +128,7 @@ def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> 
 
 def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
     """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
-    keys = sorted(client.scan_iter(match=keyspace.queue_pattern(queue), count=1000))
+    keys = queue_keys(client, queue)
     with client.pipeline(transaction=False) as pipe:
         for key in keys:
             pipe.type(key)

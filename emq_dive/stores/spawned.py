@@ -165,6 +165,19 @@ def identify(client: redis.Redis, binary: str) -> tuple[str, str, bool]:
     return name, version, native
 
 
+def watch(proc: subprocess.Popen[bytes], exited: threading.Event | None = None) -> threading.Event:
+    """``exited`` (or a new event), set the moment ``proc`` exits: a thread waits on it, so a dead server is
+    reaped at once, never left a zombie."""
+    exited = exited or threading.Event()
+
+    def reap() -> None:
+        proc.wait()
+        exited.set()
+
+    threading.Thread(target=reap, name=f"emq-dive reaper {proc.pid}", daemon=True).start()
+    return exited
+
+
 def _no_binary() -> StoreError:
     chosen = os.environ.get("EMQ_DIVE_SERVER")
     return StoreError(f"EMQ_DIVE_SERVER={chosen} is not an executable" if chosen else
@@ -211,26 +224,48 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
     # closers run newest first: the client, then the server (its directory went once it answered)
     store.on_close(lambda: stop_server(proc))
     store.on_close(client.close)
+    store.exited = watch(proc)
+    store.revive = lambda: _revive(store, binary, password, server.port, origin)
     atexit.register(store.close)
     return store
 
 
-def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path, password: str) -> Store:
-    """A store whose server a thread of its own starts, holds while the store is open, and stops at close.
+def _revive(store: Store, binary: str, password: str, port: int, origin: str) -> None:
+    """Start a new server on the stopped one's port and password, held by a thread of its own (see
+    :func:`_hold`); ``io`` waits for it, so the batch is set up on the new server."""
+    name = Path(binary).name.removesuffix("-server")
+    store.exited = threading.Event()
+    store.starting = Future()
+    store.description = f"starting {name} again…"
+    _hold(store, binary, name, origin, Path(tempfile.mkdtemp(prefix="emq-dive-")), password, port)
 
-    The thread spawns the server, so PR_SET_PDEATHSIG ties the server to it: it lives until ``close`` (or the
-    process's death, SIGKILL included), and the app's start never waits for the module build or the server.
-    """
+
+def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path, password: str) -> Store:
+    """A store whose server a thread of its own starts, holds while the store is open, and stops at close."""
     port = free_port()
     client = redis.Redis(host="127.0.0.1", port=port, password=password)
     name = Path(binary).name.removesuffix("-server")
     store = Store(client=client, kind=kind, queue=queue, description=f"starting {name}…",
-                  native=_module_expected(), owned=True, starting=Future())
+                  native=_module_expected(), owned=True, starting=Future(), exited=threading.Event())
+    store.revive = lambda: _revive(store, binary, password, port, origin)
+    store.on_close(client.close)  # the closers run newest first: the client goes after the server
+    _hold(store, binary, name, origin, workdir, password, port)
+    atexit.register(store.close)
+    return store
+
+
+def _hold(store: Store, binary: str, name: str, origin: str, workdir: Path, password: str, port: int) -> None:
+    """Start the server on a thread of its own, which holds it until the store closes, then stops it.
+
+    The thread spawns the server, so PR_SET_PDEATHSIG ties the server to it: it lives until ``close`` (or the
+    process's death, SIGKILL included), and the app's start never waits for the module build or the server.
+    The store's ``exited`` is set the moment the server exits, which reaps it at once.
+    """
+    started, exited = store.starting, store.exited
+    assert started is not None and exited is not None
     stop = threading.Event()
 
     def hold() -> None:
-        started = store.starting
-        assert started is not None
         server: Launched | None = None
         try:
             if not stop.is_set():
@@ -240,6 +275,8 @@ def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path
         except BaseException as err:
             started.set_exception(err if isinstance(err, StoreError) else StoreError(f"{name} did not start: {err}"))
         else:
+            if server is not None:
+                watch(server.proc, exited)
             started.set_result(None)
             stop.wait()
         finally:
@@ -254,8 +291,4 @@ def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path
         stop.set()
         keeper.join(START_SECONDS + 10)
 
-    # newest first: the client, then the server (its thread stops it)
     store.on_close(release)
-    store.on_close(client.close)
-    atexit.register(store.close)
-    return store

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 
+from ..echo_mq import keyspace
 from ..echo_mq.connector import raw
 from . import Store, StoreError
+from .clean import QUIT_SECONDS, clean, drop_or_say
 from .cluster import slot_owner
+from .expiry import KEY_TTL_MS, Keeper, Owner, mark
+from .url_pool import UrlPool
 
 _SECRET_FIELDS = ("password", "username")
 
@@ -58,7 +64,7 @@ def _refusal(url: str) -> str:
     return f"the server at {masked(url)} needs a password: give it as {forms}"
 
 
-def _scrubbed(text: str, url: str) -> str:
+def scrubbed(text: str, url: str) -> str:
     """``text`` with the URL's user name and password blanked, should an error ever echo them."""
     for secret in _credentials(url):
         if len(secret) >= 3:
@@ -69,9 +75,9 @@ def _scrubbed(text: str, url: str) -> str:
 def open_url(url: str, queue: str) -> Store:
     """Connect to ``url``; never FLUSH, write only under ``emq:{<queue>}:``."""
     try:
-        client = redis.Redis.from_url(url)
+        client = redis.Redis(connection_pool=UrlPool.from_url(url))
     except ValueError as err:
-        raise StoreError(f"cannot use {masked(url)}: {_scrubbed(str(err), url)}") from None
+        raise StoreError(f"cannot use {masked(url)}: {scrubbed(str(err), url)}") from None
     try:
         client.ping()
         client, owner = slot_owner(client, queue)
@@ -80,13 +86,42 @@ def open_url(url: str, queue: str) -> Store:
         raise StoreError(_refusal(url)) from None
     except redis.RedisError as err:
         client.close()
-        raise StoreError(f"cannot reach {masked(url)}: {_scrubbed(str(err), url)}") from None
+        raise StoreError(f"cannot reach {masked(url)}: {scrubbed(str(err), url)}") from None
     native = raw(client, "COMMAND", "INFO", "EMQ.EXTENDS") not in ([None], [])
     where = f" · cluster: the queue's slot is on {owner}" if owner else ""
     store = Store(client=client, kind="url", description=masked(url) + where, queue=queue, native=native,
                   native_reason="" if native else "this server has no EMQ module loaded "
-                  "(build it with `emq-dive native build` and MODULE LOAD it)")
-    # newest first: forget the run's keys, then close the client
+                  "(build it with `emq-dive native build` and MODULE LOAD it)",
+                  ttl_ms=KEY_TTL_MS, quit_seconds=QUIT_SECONDS)
+    pool = client.connection_pool
+    if isinstance(pool, UrlPool):  # the client on the queue's node of a cluster has a pool of its own
+        pool.notes.watch(keyspace.queue_key(queue, ""))
+    me = Owner.me()
+    try:
+        mark(client, queue, me)  # before any key of the run exists, so none is ever without an owner
+    except redis.RedisError as err:
+        client.close()
+        raise StoreError(f"cannot write on {masked(url)}: {scrubbed(str(err), url)}") from None
+    store.expiring.add(queue)
+    keeper = Keeper(client, store.expiring, me)
+    keeper.start()
+    store.cleaned = _quiet_clean(client)
+    # newest first: stop renewing, delete the run's keys (or say how to), then close the client
     store.on_close(client.close)
-    store.on_close(store.forget)
+    store.on_close(lambda: drop_or_say(client, queue, masked(url)))
+    store.on_close(keeper.stop)
     return store
+
+
+def _quiet_clean(client: redis.Redis) -> Future[int]:
+    """Delete, on a thread of its own, the dive queues of this server whose owner is gone; how many went."""
+    done: Future[int] = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(sum(1 for found, _ in clean(client) if not found.alive))
+        except BaseException as err:  # a quiet check: the dive goes on whatever it met
+            done.set_exception(err)
+
+    threading.Thread(target=run, name="emq-dive clean", daemon=True).start()
+    return done

@@ -96,9 +96,12 @@ class Dive:
 
     def read(self) -> str | None:
         """The next line typed, stripped, or None at the end of input (which also ends the dive)."""
-        if self.prompt:
-            print("> ", file=self.out, end="", flush=True)
-        line = next(self._lines, None)
+        try:
+            if self.prompt:
+                print("> ", file=self.out, end="", flush=True)
+            line = next(self._lines, None)
+        except OSError:  # the terminal hung up (EIO): the end of input, as a closed window's SIGHUP is
+            line = None
         if line is None:
             self.quitting = True
             return None
