@@ -9,12 +9,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from . import fate_table, lessons
+from . import fate_table, lessons, user_lessons
 from .echo_mq import jobs, keyspace, moves
+from .lesson_file import MAX_MEMBERS
 from .stores.protocol import StoreLike
 
-MAX_MEMBERS = 10_000
-"""The most members a sandbox batch may hold."""
+__all__ = ["MAX_MEMBERS", "SandboxBatch", "SandboxError", "SandboxMember", "from_lesson", "save_lesson", "setup"]
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -37,7 +37,10 @@ def _int(text: str | int, what: str) -> int:
     if isinstance(text, int) and not isinstance(text, bool):
         return text
     if not isinstance(text, str) or not _INTEGER.fullmatch(text.strip()):
-        raise SandboxError(f"{what} must be an integer, not {text!r}")
+        shown = text if not isinstance(text, str) or len(text) <= 40 else f"{text[:20]}…"
+        raise SandboxError(f"{what} must be an integer, not {shown!r}")
+    if len(text.strip()) > 40:
+        raise SandboxError(f"{what} has {len(text.strip())} digits; no limit of the protocol needs more than 20")
     return int(text.strip())
 
 
@@ -126,8 +129,11 @@ def check(members: Sequence[SandboxMember], lease_ms: object) -> None:
         if fate is None or not fate.member:
             offered = ", ".join(f.key for f in fate_table.FATES if f.member)
             raise SandboxError(f"member {number}: {member.fate!r} is not a member fate (one of {offered})")
-        if member.token is not None and (isinstance(member.token, bool) or not isinstance(member.token, int)):
-            raise SandboxError(f"member {number}: the token must be an integer, not {member.token!r}")
+        if member.token is not None:
+            try:
+                jobs.check_token(member.id, member.token)
+            except jobs.BadToken as err:
+                raise SandboxError(f"member {number}: {err}") from None
 
 
 def job_id(number: int, width: int = 2) -> str:
@@ -173,21 +179,24 @@ def setup(store: ForgetfulStore, batch: SandboxBatch, claim_lease_ms: int) -> tu
     return tuple((m.id, claimed[m.id] if m.token is None else m.token) for m in batch.members)
 
 
-def save_lesson(batch: SandboxBatch, path: Path | str, base: lessons.Lesson, title: str | None = None) -> Path:
-    """Write ``batch`` as a lesson file at ``path`` (its id is the file's stem), with ``base``'s text and fates.
+def save_lesson(batch: SandboxBatch, lesson_id: str, base: lessons.Lesson, directory: Path,
+                title: str | None = None) -> Path:
+    """Write ``batch`` as the new lesson file ``directory/lesson_id.toml``, with ``base``'s text and fates.
 
     Without a ``title`` the lesson is titled after its base and its own id, so ``emq-dive list`` tells the two
     apart.
     """
-    path = Path(path)
-    if path.suffix != ".toml":
-        raise SandboxError(f"a lesson file ends in .toml, not {path.name!r}")
     try:
-        keyspace.gate(path.stem)
-    except keyspace.IllFormed as err:
-        raise SandboxError(f"the lesson id {path.stem!r} is ill-formed: {err.rule}") from None
-    title = title or f"{base.title} · {path.stem}, from the sandbox"
-    out = [f"id = {_toml(path.stem)}", f"module = {_toml(base.module)}", f"dive = {base.dive}",
+        return user_lessons.create(directory, lesson_id, lesson_text(batch, user_lessons.check_id(lesson_id), base,
+                                                                      title))
+    except user_lessons.SaveRefused as err:
+        raise SandboxError(str(err)) from None
+
+
+def lesson_text(batch: SandboxBatch, lesson_id: str, base: lessons.Lesson, title: str | None = None) -> str:
+    """The TOML of ``batch`` as the lesson ``lesson_id``, with ``base``'s text and fates."""
+    title = title or f"{base.title} · {lesson_id}, from the sandbox"
+    out = [f"id = {_toml(lesson_id)}", f"module = {_toml(base.module)}", f"dive = {base.dive}",
            f"title = {_toml(title)}", f"tagline = {_toml(base.tagline)}",
            f"intro = {_toml(base.intro)}", f"lease_ms = {batch.lease_ms}", f"claim_lease_ms = {base.claim_lease_ms}",
            "batch = [" + ", ".join(_toml(fate) for fate in batch.fates) + "]"]
@@ -199,11 +208,7 @@ def save_lesson(batch: SandboxBatch, path: Path | str, base: lessons.Lesson, tit
         if member.token is not None:
             out.append(f"token = {member.token}")
     out += ["", "[fates]"] + [f"{_toml(key)} = {_toml(text)}" for key, text in base.fates.items()]
-    try:
-        path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    except OSError as err:
-        raise SandboxError(f"cannot write {path}: {err.strerror or err}") from None
-    return path
+    return "\n".join(out) + "\n"
 
 
 def _toml(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..paths import OutputProblem, transcript_target
 from ..text_modes.transcript import default_name
 
 if TYPE_CHECKING:
@@ -38,7 +39,11 @@ def open_cost(screen: DiveScreen) -> None:
 
 def write_transcript(screen: DiveScreen) -> Path | None:
     """Write what the screen showed so far to the working directory and say where, or why it could not."""
-    path = Path.cwd() / default_name(screen.session.lesson.id, screen.session.store.queue)
+    try:
+        path = transcript_target(None, default_name(screen.session.lesson.id, screen.session.store.queue))
+    except OutputProblem as err:
+        screen.notify(f"cannot write the transcript: {err}", severity="error", timeout=8)
+        return None
     try:
         written = screen.recorder.write(path)
     except OSError as err:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -15,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from .. import fate_table, lessons
 from ..sandbox import MAX_MEMBERS, SandboxBatch, SandboxError, SandboxMember, from_lesson, job_id, save_lesson
+from ..user_lessons import SavePolicy, free_id
 from ..widgets.sandbox_table import SandboxTable
 
 MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
@@ -49,32 +49,6 @@ def resized(batch: SandboxBatch, text: str) -> SandboxBatch:
             members.append(SandboxMember(job_id(number, width), "live"))
             used.add(members[-1].id)
     return SandboxBatch(tuple(members), batch.lease_ms)
-
-
-def default_save_path(stem: str = "sandbox") -> Path:
-    """A new lesson file: in the lessons directory when it is writable, else the working directory."""
-    folder = lessons.lessons_dir()
-    if not (folder.is_dir() and os.access(folder, os.W_OK)):
-        folder = Path.cwd()
-    number = 1
-    while (folder / f"{stem}-{number}.toml").exists():
-        number += 1
-    return folder / f"{stem}-{number}.toml"
-
-
-def save_target(text: str) -> Path:
-    """Where the learner's answer ``text`` saves: a bare name goes to the default folder, ``.toml`` is added."""
-    text = text.strip()
-    if not text:
-        raise SandboxError("give a file name, such as my-dive.toml")
-    path = Path(text).expanduser()
-    if path.suffix == "":
-        path = path.with_suffix(".toml")
-    if len(path.parts) == 1:
-        path = default_save_path().parent / path
-    if path.exists():
-        raise SandboxError(f"{path} exists already; choose another name (the sandbox never overwrites a lesson)")
-    return path
 
 
 class SandboxEditor(ModalScreen[SandboxBatch | None]):
@@ -113,10 +87,11 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
         Binding("escape", "leave", "cancel"),
     ]
 
-    def __init__(self, batch: SandboxBatch, base: lessons.Lesson) -> None:
+    def __init__(self, batch: SandboxBatch, base: lessons.Lesson, policy: SavePolicy | None = None) -> None:
         super().__init__()
         self.edited = batch
         self.base = base
+        self.policy = policy or SavePolicy.from_environ(os.environ)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -124,7 +99,7 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
                          id="sandbox-heading")
             yield Static("a adds a member, d removes one, f gives it the next fate, ⇧↑/⇧↓ move it; i, t, l and n "
                          "edit its id, its token (empty sends the claimed one), lease_ms and the member count; "
-                         "Enter sets what you typed. s saves the batch as a lesson file.", classes="sandbox-muted")
+                         "Enter sets what you typed. s saves the batch as a lesson of yours.", classes="sandbox-muted")
             yield SandboxTable(self.edited)
             with Horizontal():
                 yield Label("id")
@@ -136,7 +111,7 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
                 yield Label("members")
                 yield Input(str(len(self.edited.members)), id="sandbox-size")
             with Horizontal(id="sandbox-save"):
-                yield Label("save as")
+                yield Label("save as id")
                 yield Input(id="sandbox-path")
             yield Static("", id="sandbox-message")
             yield Footer()
@@ -234,25 +209,33 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
         self.dismiss(self.edited)
 
     def action_save(self) -> None:
-        """Ask where to save the batch as a lesson file."""
+        """Ask for the id to save the batch under as a lesson (saving may be off, and then says why)."""
+        folder = self.policy.directory
+        if folder is None:
+            self.say(f"saving is off: {self.policy.reason}", refused=True)
+            return
         self.add_class("-saving")
         field = self.query_one("#sandbox-path", Input)
-        field.value = str(default_save_path())
+        field.value = free_id(folder)
         field.focus()
-        self.say("Enter saves there (a bare name goes beside it); escape keeps editing")
+        self.say(f"Enter saves the lesson under this id in {folder} (an id, not a path); escape keeps editing")
 
     def _save(self, text: str) -> None:
+        folder = self.policy.directory
+        if folder is None:
+            self.say(f"saving is off: {self.policy.reason}", refused=True)
+            return
         try:
-            path = save_lesson(self.edited, save_target(text), self.base)
+            path = save_lesson(self.edited, text, self.base, folder)
         except SandboxError as err:
             self.say(f"not saved: {err}", refused=True)
             return
         self.remove_class("-saving")
         self.query_one(SandboxTable).focus()
-        if path.parent.resolve() == lessons.lessons_dir().resolve():
+        if self.policy.listed:
             self.say(f"saved {path}: `emq-dive list` shows it and `emq-dive {path.stem}` opens it")
         else:
-            self.say(f"saved {path}; copy it into {lessons.lessons_dir()} for `emq-dive list` to show it")
+            self.say(f"saved {path}, in this server's own directory for saved lessons")
 
     def action_leave(self) -> None:
         """Leave a field for the member list, or close the editor and keep the run as it was."""
