@@ -196,17 +196,16 @@ def test_a_screenshot_path_that_cannot_be_written_is_refused_before_anything_run
     assert not list((tmp_path / "tmp").iterdir()), "a server was spawned for a screenshot that cannot be written"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any directory, so none is read-only to it")
-def test_a_screenshot_into_a_read_only_directory_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["a file as its directory", "a directory under /proc"])
+def test_a_screenshot_where_no_file_can_be_made_is_refused_for_root_too(tmp_path: Path, where: str) -> None:
+    """Paths that refuse every user, root included, so this runs wherever the suite runs (CI runs it as root)."""
     locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o555)
-    try:
-        line = _refused(emq("batches-03", "--screenshot", str(locked / "x.svg")))
-    finally:
-        locked.chmod(0o755)
-    assert "cannot write" in line and str(locked) in line
-    assert not list(locked.iterdir())
+    locked.write_text("a regular file, not a directory")
+    target = locked / "x.svg" if where == "a file as its directory" else Path(f"/proc/{os.getpid()}/x.svg")
+    line = _refused(emq("batches-03", "--screenshot", str(target)))
+    assert ("not a directory" in line and str(locked) in line) if where.startswith("a file") else "/proc" in line
+    assert locked.read_text() == "a regular file, not a directory"
+    assert [p.name for p in tmp_path.iterdir()] == ["locked"]
 
 
 @pytest.mark.parametrize("wire, last", [("4", 4), ("6", 5)])

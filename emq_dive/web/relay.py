@@ -20,10 +20,11 @@ log = logging.getLogger("emq-dive.serve")
 class InputBudget:
     """A token bucket of input bytes: ``BURST`` at once, refilled at ``RATE`` bytes a second on ``clock``."""
 
-    MAX_FRAME: ClassVar[int] = 64 * 1024
+    MAX_FRAME: ClassVar[int] = 16 * 1024
     """The largest websocket frame a tab may send (a key press is a few bytes; a paste may be a few KiB)."""
-    RATE: ClassVar[int] = 64 * 1024
-    BURST: ClassVar[int] = 256 * 1024
+    RATE: ClassVar[int] = 4 * 1024
+    """Bytes a second, far above typing (a key is about 20 bytes of JSON) and far below what floods an app."""
+    BURST: ClassVar[int] = 32 * 1024
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
@@ -31,12 +32,14 @@ class InputBudget:
         self.at = clock()
 
     def spend(self, size: int) -> bool:
-        """Take ``size`` bytes from the bucket; False when the tab is sending faster than the budget allows."""
+        """Take ``size`` bytes from the bucket; False (taking none) when the tab sends faster than the budget allows."""
         now = self.clock()
         self.left = min(float(self.BURST), self.left + (now - self.at) * self.RATE)
         self.at = now
+        if size > self.left:
+            return False
         self.left -= size
-        return self.left >= 0
+        return True
 
 
 def _envelope(data: str) -> list[Any] | None:
