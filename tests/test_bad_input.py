@@ -10,10 +10,10 @@ import socket
 import struct
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 from serve_support import poll, served
 from test_serve import _open_tab, _queues, _tab_with_keys, shared  # noqa: F401  (shared is a fixture)
 
@@ -123,8 +123,9 @@ def test_the_sandbox_refuses_an_oversized_token_in_one_line() -> None:
         assert len(str(refused.value)) < 200
 
 
-@pytest.mark.parametrize(("char", "name"), [("\u202e", "RIGHT-TO-LEFT OVERRIDE"), ("\u200b", "ZERO WIDTH SPACE"),
-                                            ("\ufeff", "ZERO WIDTH NO-BREAK SPACE"), ("\u2066", "LEFT-TO-RIGHT ISOLATE")])
+@pytest.mark.parametrize(("char", "name"), [
+    ("\u202e", "RIGHT-TO-LEFT OVERRIDE"), ("\u200b", "ZERO WIDTH SPACE"), ("\ufeff", "ZERO WIDTH NO-BREAK SPACE"),
+    ("\u2066", "LEFT-TO-RIGHT ISOLATE")])
 def test_the_key_gate_refuses_format_characters_and_names_them(char: str, name: str) -> None:
     with pytest.raises(keyspace.IllFormed) as refused:
         keyspace.job_key("q", f"JOB{char}01")
@@ -186,7 +187,7 @@ def test_a_flooding_tab_is_dropped_and_its_keys_deleted(tmp_path: Path, shared, 
     with served(tmp_path, "--backend", url) as server:
         before = _queues(client)
         sock = _open_tab(server.url)
-        pid, queue = _tab_with_keys(server, client, sock, before)
+        _, queue = _tab_with_keys(server, client, sock, before)
         if flood == "one 3 MB frame":
             _send(sock, _frame(json.dumps(["stdin", "j" * 3_000_000]).encode()))
         else:

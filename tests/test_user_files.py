@@ -63,7 +63,7 @@ def test_save_never_follows_a_symlink_nor_overwrites(tmp_path: Path) -> None:
     (outside / "kept.toml").write_text("theirs")
     (mine / "loop.toml").symlink_to(mine / "loop.toml")
     for name in ("dangling", "pointing", "loop"):
-        with pytest.raises(SandboxError, match="exists already|symlink"):
+        with pytest.raises(SandboxError, match=r"exists already|symlink"):
             _save(name, mine)
     assert (outside / "kept.toml").read_text() == "theirs" and not (outside / "made.toml").exists()
     first = _save("mine-1", mine)
