@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_serve import shared  # noqa: F401  (a fixture)
 
 from emq_dive import lessons
 from emq_dive.cli import COMMANDS
@@ -186,3 +187,43 @@ def test_the_transcript_goes_to_the_working_directory_or_the_path_given(tmp_path
             transcript_target(bad, "t.md", cwd=tmp_path)
         assert "\n" not in str(refused.value)
     assert _tree(tmp_path) == ["loop"]
+
+
+# -- from a browser tab of `emq-dive serve` --------------------------------------------------------------------------
+
+
+def test_serve_says_whether_tabs_may_save(tmp_path: Path) -> None:
+    from serve_support import served
+    with served(tmp_path) as server:
+        assert "saving lessons is off (--allow-save turns it on)" in server.banner
+    with served(tmp_path, "--allow-save") as server:
+        assert "tabs save lessons into " in server.banner and "/emq-dive/served/" in server.banner
+
+
+def _environ(pid: int) -> dict[str, str]:
+    pairs = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(pair.decode().split("=", 1) for pair in pairs if b"=" in pair)
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("allow", [False, True])
+def test_a_serve_tab_gets_its_save_policy_from_its_server(tmp_path: Path, shared, allow: bool) -> None:  # noqa: F811
+    """A tab's app saves per its environment (the editor tests above hold what each policy lets it write)."""
+    from serve_support import served
+    from test_serve import _open_tab, _queues, _tab_with_keys
+
+    client, url = shared
+    data = Path(os.environ["XDG_DATA_HOME"])
+    with served(tmp_path, "--backend", url, *(["--allow-save"] if allow else [])) as server:
+        sock = _open_tab(server.url)
+        pid, _ = _tab_with_keys(server, client, sock, _queues(client))
+        policy = SavePolicy.from_environ(_environ(pid))
+        sock.close()
+    if allow:
+        assert policy.directory is not None and not policy.listed
+        assert policy.directory.is_relative_to(data / "emq-dive" / "served") and str(policy.directory) in server.banner
+        assert sorted(str(p.relative_to(data)) for p in data.rglob("*")) == [
+            "emq-dive", "emq-dive/served", f"emq-dive/served/{policy.directory.name}"]
+    else:
+        assert policy.directory is None and "--allow-save" in policy.reason
+        assert not list(data.iterdir()), "a server without --allow-save makes no directory at all"
