@@ -55,8 +55,6 @@ def check_id(text: str) -> str:
     shown = lesson_id if len(lesson_id) <= 40 else f"{lesson_id[:20]}…({len(lesson_id)} characters)"
     if not lesson_id:
         raise SaveRefused("give the lesson an id, such as my-dive")
-    if len(lesson_id) > MAX_ID:
-        raise SaveRefused(f"a lesson id has at most {MAX_ID} characters, not {len(lesson_id)}")
     if lesson_id.startswith("-"):
         raise SaveRefused(f"{shown!r} starts with '-', which the command line reads as an option")
     if lesson_id.lower() in RESERVED:
@@ -64,6 +62,8 @@ def check_id(text: str) -> str:
     if not _ID.fullmatch(lesson_id):
         raise SaveRefused(f"{shown!r} is not a lesson id: use letters, digits, '-' and '_' only (an id, not a path: "
                           "the file goes into your lessons directory)")
+    if len(lesson_id) > MAX_ID:
+        raise SaveRefused(f"a lesson id has at most {MAX_ID} characters, not {len(lesson_id)}")
     if lesson_id in set(lessons.lesson_ids()) and (lessons.lessons_dir() / f"{lesson_id}.toml").exists():
         raise SaveRefused(f"{shown!r} is a lesson of the course; choose another id")
     return lesson_id

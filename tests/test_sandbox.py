@@ -95,7 +95,7 @@ def test_a_lesson_file_with_bad_members_is_refused(tmp_path):
 
 def test_save_takes_an_id_not_a_path(tmp_path):
     for text in ("x.txt", "../../x", str(tmp_path / "abs"), "~nosuchuser/x"):
-        with pytest.raises(SandboxError, match="not a lesson id|at most 64 characters"):
+        with pytest.raises(SandboxError, match="not a lesson id"):
             save_lesson(from_lesson(LESSON), text, LESSON, tmp_path)
     assert not list(tmp_path.iterdir())
     path = save_lesson(from_lesson(LESSON), "x.toml", LESSON, tmp_path / "missing")
