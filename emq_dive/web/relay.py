@@ -24,7 +24,7 @@ class InputBudget:
     """The largest websocket frame a tab may send (a key press is a few bytes; a paste may be a few KiB)."""
     RATE: ClassVar[int] = 4 * 1024
     """Bytes a second, far above typing (a key is about 20 bytes of JSON) and far below what floods an app."""
-    BURST: ClassVar[int] = 32 * 1024
+    BURST: ClassVar[int] = 16 * 1024
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
@@ -50,27 +50,29 @@ def _envelope(data: str) -> list[Any] | None:
     return envelope if isinstance(envelope, list) and envelope and isinstance(envelope[0], str) else None
 
 
-async def drop(websocket: web.WebSocketResponse, service: AppService, why: str) -> None:
-    """Say on the server's log why the tab goes, and close its connection (its app is ended by the caller)."""
-    log.warning("dropping a tab: %s", why)
+async def hang_up(websocket: web.WebSocketResponse, why: str) -> None:
+    """Close a dropped tab's connection saying ``why`` (once its app is ended: the close waits on the peer)."""
     await websocket.close(code=WSCloseCode.POLICY_VIOLATION, message=why.encode()[:120])
 
 
-async def relay(websocket: web.WebSocketResponse, service: AppService, budget: InputBudget) -> None:
-    """Pass each stdin, resize, ping, blur and focus message to ``service`` until the tab goes or overspends."""
+def _dropping(why: str) -> str:
+    log.warning("dropping a tab: %s", why)
+    return why
+
+
+async def relay(websocket: web.WebSocketResponse, service: AppService, budget: InputBudget) -> str | None:
+    """Pass each stdin, resize, ping, blur and focus message to ``service`` until the tab goes (None) or breaks the
+    budget or the protocol (why it is dropped)."""
     async for message in websocket:
         if message.type == WSMsgType.ERROR:
-            log.warning("dropping a tab: %s", websocket.exception() or "its connection failed")
-            return
+            return _dropping(str(websocket.exception() or "its connection failed"))
         if message.type != WSMsgType.TEXT:
             continue
         if not budget.spend(len(message.data)):
-            await drop(websocket, service, f"input faster than {InputBudget.RATE // 1024} KiB/s")
-            return
+            return _dropping(f"input faster than {InputBudget.RATE // 1024} KiB/s")
         envelope = _envelope(message.data)
         if envelope is None:
-            await drop(websocket, service, "a message that is not textual-serve's JSON envelope")
-            return
+            return _dropping("a message that is not textual-serve's JSON envelope")
         kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
         if kind == "stdin" and isinstance(data, str):
             await service.send_bytes(data.encode("utf-8"))
@@ -84,3 +86,4 @@ async def relay(websocket: web.WebSocketResponse, service: AppService, budget: I
             await service.blur()
         elif kind == "focus":
             await service.focus()
+    return None

@@ -18,7 +18,7 @@ from textual_serve.server import Server, to_int
 
 from . import seam
 from .child import SERVER_PID
-from .relay import InputBudget, relay
+from .relay import InputBudget, hang_up, relay
 
 QUIT_SECONDS = 5.0
 """How long a tab's app has, after the server's quit, to close its store and exit before it gets SIGTERM."""
@@ -162,9 +162,10 @@ class DiveServer(Server):
                   download_manager=self.download_manager)
         tab.extra_environment = self.environment
         self.tabs[tab] = websocket
+        dropped: str | None = None
         try:
             await tab.start(to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
-            await relay(websocket, tab, InputBudget(asyncio.get_running_loop().time))
+            dropped = await relay(websocket, tab, InputBudget(asyncio.get_running_loop().time))
         except Exception:
             log.exception("tab app %s", tab.pid)
         finally:
@@ -172,6 +173,8 @@ class DiveServer(Server):
                 await asyncio.shield(tab.close())
             finally:
                 self.tabs.pop(tab, None)
+        if dropped is not None:
+            await hang_up(websocket, dropped)
         return websocket
 
     async def close_tabs(self) -> None:
