@@ -87,7 +87,11 @@ def transcript_target(given: str | None, default: str, cwd: Path | None = None) 
         raise OutputProblem(f"{_short(text)} names a home directory that cannot be found") from None
     if text.startswith("~"):
         raise OutputProblem(f"there is no user {text[1:].split('/', 1)[0]!r} whose home {_short(text)} could name")
-    path = Path(text) if os.path.isabs(text) else (cwd or Path.cwd()) / text
+    try:
+        path = Path(text) if os.path.isabs(text) else (cwd or Path.cwd()) / text
+    except OSError as err:  # the working directory itself was removed
+        raise OutputProblem(f"the working directory cannot be found ({err.strerror or err}); give a full path") \
+            from None
     problem = output_problem(str(path), "transcript.md")
     if problem:
         raise OutputProblem(problem)

@@ -227,3 +227,12 @@ def test_a_serve_tab_gets_its_save_policy_from_its_server(tmp_path: Path, shared
     else:
         assert policy.directory is None and "--allow-save" in policy.reason
         assert not list(data.iterdir()), "a server without --allow-save makes no directory at all"
+
+
+def test_a_working_directory_that_went_is_one_line(tmp_path: Path, monkeypatch) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(OutputProblem, match="working directory cannot be found"):
+        transcript_target(None, "t.md")
