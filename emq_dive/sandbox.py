@@ -14,7 +14,8 @@ from .echo_mq import jobs, keyspace, moves
 from .lesson_file import MAX_MEMBERS
 from .stores.protocol import StoreLike
 
-__all__ = ["MAX_MEMBERS", "SandboxBatch", "SandboxError", "SandboxMember", "from_lesson", "save_lesson", "setup"]
+__all__ = ["MAX_MEMBERS", "SandboxBatch", "SandboxError", "SandboxMember", "from_lesson", "save_as", "save_lesson",
+           "setup"]
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -191,6 +192,17 @@ def save_lesson(batch: SandboxBatch, lesson_id: str, base: lessons.Lesson, direc
                                                                       title))
     except user_lessons.SaveRefused as err:
         raise SandboxError(str(err)) from None
+
+
+def save_as(batch: SandboxBatch, text: str, base: lessons.Lesson, policy: user_lessons.SavePolicy) -> tuple[Path, str]:
+    """Save ``batch`` under the id the learner typed, where ``policy`` lets this process save; the file and what to
+    tell the learner (every view says the same)."""
+    if policy.directory is None:
+        raise SandboxError(f"saving is off: {policy.reason}")
+    path = save_lesson(batch, text, base, policy.directory)
+    if policy.listed:
+        return path, f"saved {path}: `emq-dive list` shows it and `emq-dive {path.stem}` opens it"
+    return path, f"saved {path}, in this server's own directory for saved lessons"
 
 
 def lesson_text(batch: SandboxBatch, lesson_id: str, base: lessons.Lesson, title: str | None = None) -> str:

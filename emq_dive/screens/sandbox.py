@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from .. import fate_table, lessons
-from ..sandbox import MAX_MEMBERS, SandboxBatch, SandboxError, SandboxMember, from_lesson, job_id, save_lesson
+from ..sandbox import MAX_MEMBERS, SandboxBatch, SandboxError, SandboxMember, from_lesson, job_id, save_as
 from ..user_lessons import SavePolicy, free_id
 from ..widgets.sandbox_table import SandboxTable
 
@@ -221,21 +221,14 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
         self.say(f"Enter saves the lesson under this id in {folder} (an id, not a path); escape keeps editing")
 
     def _save(self, text: str) -> None:
-        folder = self.policy.directory
-        if folder is None:
-            self.say(f"saving is off: {self.policy.reason}", refused=True)
-            return
         try:
-            path = save_lesson(self.edited, text, self.base, folder)
+            _, said = save_as(self.edited, text, self.base, self.policy)
         except SandboxError as err:
             self.say(f"not saved: {err}", refused=True)
             return
         self.remove_class("-saving")
         self.query_one(SandboxTable).focus()
-        if self.policy.listed:
-            self.say(f"saved {path}: `emq-dive list` shows it and `emq-dive {path.stem}` opens it")
-        else:
-            self.say(f"saved {path}, in this server's own directory for saved lessons")
+        self.say(said)
 
     def action_leave(self) -> None:
         """Leave a field for the member list, or close the editor and keep the run as it was."""
