@@ -121,3 +121,14 @@ def test_a_serve_tab_gets_the_backend_in_its_environment_never_its_argv(tmp_path
     assert sum("is on the command line" in line for line in server.err) == (1 if how == "argv" else 0), said
     (host_warning,) = [line for line in server.err if "not a loopback address" in line]
     assert "on the redis://***@127.0.0.1:" in host_warning, host_warning
+
+
+def test_the_cli_warns_once_for_a_password_on_its_command_line(tmp_path: Path) -> None:
+    done = _emq("batches-03", "--backend", f"redis://:{PASSWORD}@127.0.0.1:1/0", "--screenshot",
+                str(tmp_path / "x.svg"))
+    warned = [line for line in done.stderr.splitlines() if "is on the command line" in line]
+    assert len(warned) == 1 and warned[0].startswith("emq-dive: warning: the password in redis://***@127.0.0.1:1/0")
+    assert PASSWORD not in done.stderr + done.stdout
+    quiet = _emq("batches-03", "--backend", "redis://127.0.0.1:1/0", "--screenshot", str(tmp_path / "x.svg"),
+                 env={"EMQ_DIVE_PASSWORD": PASSWORD})
+    assert "warning" not in quiet.stderr and PASSWORD not in quiet.stderr and "***@127.0.0.1:1" in quiet.stderr
