@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import difflib
 import os
-import signal
 import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
-from . import __version__, heap
+from . import __version__, launch
+from .launch import step_count, step_problem, text_mode
+from .paths import output_problem
+
+__all__ = ["main", "output_problem", "run_lesson", "step_count", "step_problem"]
+_text_mode = text_mode
 
 COMMANDS = ("list", "script", "native", "bench", "serve", "clean")
 USAGE = """\
 emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
 emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lines of text, commands from stdin
-emq-dive list                      the lessons
+emq-dive PATH.toml [...]           open a lesson file by its path
+emq-dive list                      the course's lessons and yours (the sandbox saves yours)
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
 emq-dive native build              build the EMQ module and print its path
 emq-dive bench [--backend B ...]   per-lease cost: one batch vs N singles vs the native twin
@@ -49,7 +51,8 @@ def _step_number(text: str) -> int:
 def _lesson_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="emq-dive", usage=USAGE, description="Step an EchoMQ lesson against a live store.")
     parser.add_argument("--version", action="version", version=f"emq-dive {__version__}")
-    parser.add_argument("lesson", help="a lesson id, such as batches-03 (see: emq-dive list)")
+    parser.add_argument("lesson", help="a lesson id, such as batches-03 (see: emq-dive list), or a lesson file's "
+                                       "path, such as ./my-dive.toml")
     parser.add_argument("--backend", default="auto",
                         help="auto (the default: the embedded Valkey where it runs with its module, else fakeredis), "
                              "valkey (the embedded Valkey), cluster (three embedded Valkey nodes), fakeredis, "
@@ -73,8 +76,8 @@ def _lesson_parser() -> argparse.ArgumentParser:
 
 
 def _lesson_ids() -> list[str]:
-    from .lessons import list_lessons
-    return [lesson.id for lesson in list_lessons()]
+    from .lessons import lesson_ids
+    return lesson_ids()
 
 
 def _fail(message: str) -> int:
@@ -82,175 +85,29 @@ def _fail(message: str) -> int:
     return 2
 
 
-NO_FILES_UNDER = ("/proc", "/sys")
-"""Kernel filesystems: a screenshot written there would vanish or be refused."""
-
-
-def output_problem(path: str, example: str = "screen.svg") -> str | None:
-    """Why the file ``path`` cannot be written, or None; checked before the lesson runs."""
-    if not path:
-        return "the output path is empty"
-    target = Path(os.path.abspath(path))
-    resolved = target.resolve()
-    for root in NO_FILES_UNDER:
-        if resolved.is_relative_to(root):
-            return f"{path} is under {root}, the kernel's own filesystem; write the file elsewhere"
-    if resolved.is_dir():
-        return f"{path} is a directory; give a file in it, such as {Path(path) / example}"
-    if resolved.exists() and not resolved.is_file():
-        return f"{path} exists and is not a regular file"
-    parent = resolved.parent
-    if not parent.exists():
-        return f"there is no directory {target.parent} to write {target.name} in"
-    if not parent.is_dir():
-        return f"{target.parent} is not a directory"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot write in {target.parent} (permission denied)"
-    try:
-        if resolved.exists():
-            with open(resolved, "ab"):
-                pass
-        else:
-            handle, probe = tempfile.mkstemp(dir=parent, prefix=".emq-dive-probe-")
-            os.close(handle)
-            os.unlink(probe)
-    except OSError as err:
-        return f"cannot write {path}: {err.strerror or err}"
-    return None
-
-
-def step_count(members: int, wire: int) -> int:
-    """How many steps follow the handle: one per member (at least one); wire 6 adds its write pass."""
-    return max(1, members) if wire == 4 else members + 1
-
-
-def step_problem(step: int, lesson_id: str, members: int, wire: int) -> str | None:
-    """Why ``--step`` is out of range for this batch on this wire, or None."""
-    last = step_count(members, wire)
-    if step <= last:
-        return None
-    return f"--step {step} is out of range: {lesson_id} on wire {wire} has steps 0 (the handle) to {last}"
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _exit_app(app: object, code: int) -> None:
-    """Make SIGTERM ask the running app to exit, so it leaves the terminal as it found it."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: app.exit(return_code=code))  # type: ignore[attr-defined]
-
-
 def run_lesson(argv: Sequence[str]) -> int:
-    """Open a lesson in the TUI (or write its screenshot) on the chosen backend."""
-    heap.hold_for_start_up()  # the app gives the collector back once its first frame has settled
-    try:
-        return _run_lesson(argv)
-    finally:
-        heap.release()
-
-
-def _run_lesson(argv: Sequence[str]) -> int:
+    """Open a lesson in the TUI (or write its screenshot, transcript or plain run) on the chosen backend."""
     args = _lesson_parser().parse_args(argv)
-    problem = output_problem(args.screenshot) if args.screenshot is not None else None
-    if problem:
-        return _fail(f"--screenshot: {problem}")
-    problem = output_problem(args.transcript, "transcript.md") if args.transcript is not None else None
-    if problem:
-        return _fail(f"--transcript: {problem}")
-    from .lessons import LessonError, load
+    from .stores.credentials import BackendProblem, resolve_backend
     try:
-        lesson = load(args.lesson)
-    except LessonError as err:
+        backend = resolve_backend(args.backend, os.environ, warn=_warn)
+    except BackendProblem as err:
         return _fail(str(err))
-    problem = step_problem(args.step, lesson.id, len(lesson.batch), args.wire)
-    if problem:
-        return _fail(problem)
-    from .stores import StoreError, open_store
-    for signum in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal ends the run as q does
-        signal.signal(signum, _terminate)
-    if args.backend in ("server", "cluster"):
-        print(f"starting {args.backend}…", file=sys.stderr, flush=True)
-    try:
-        # the embedded Valkey starts on a thread of its own while the app starts; the app shows it starting
-        store = open_store(args.backend, background=args.backend in ("auto", "valkey"))
-    except StoreError as err:
-        return _fail(str(err))
-    if args.backend == "fakeredis":
-        store.description += " · chosen with --backend"
-    try:
-        if args.wire == 6 and step_problem(args.step, lesson.id, len(lesson.batch), 4):
-            try:  # such a step exists only when wire 6 is served, which a starting server says once it answers
-                store.wait_started()
-            except StoreError as err:
-                return _fail(str(err))
-        if args.transcript is not None or args.plain:
-            return _text_mode(args, lesson, store)
-        from .app import make_app, save_screenshot
-        # a store without the native twin runs the lesson on wire 4, which has fewer steps
-        served = args.wire if args.wire == 4 or store.native else 4
-        problem = step_problem(args.step, lesson.id, len(lesson.batch), served)
-        if problem:
-            if served != args.wire:
-                problem += f" (wire {args.wire} is not served here: {store.native_reason})"
-            return _fail(problem)
-        app = make_app(lesson, store, wire=args.wire, step=args.step)
-        if args.screenshot is not None:
-            try:
-                asyncio.run(save_screenshot(app, args.screenshot))
-            except OSError as err:
-                if err.filename is None:
-                    raise
-                return _fail(f"--screenshot: cannot write {args.screenshot}: {err.strerror or err}")
-            print(args.screenshot)
-            return 0
-        _exit_app(app, 128 + signal.SIGTERM)
-        app.run()
-        return app.return_code or 0
-    finally:
-        store.close()
+    return launch.run(launch.LaunchOptions(
+        lesson=args.lesson, backend=backend, wire=args.wire, step=args.step, screenshot=args.screenshot,
+        transcript=args.transcript, plain=args.plain))
 
 
-def _text_mode(args: argparse.Namespace, lesson: Any, store: Any) -> int:
-    """Run the lesson without the full-screen UI: its transcript, or the plain line mode on stdin and stdout."""
-    import redis
-
-    from .session import Session
-    from .stores import StoreError
-    from .text_modes.transcript import Recorder, record_run
-    session = Session(store, lesson, wire=args.wire)
-    recorder = Recorder(lesson.heading, lambda: store.description)
-    try:
-        if args.transcript is not None:
-            record_run(session, recorder)
-            try:
-                recorder.write(args.transcript)
-            except OSError as err:
-                return _fail(f"--transcript: cannot write {args.transcript}: {err.strerror or err}")
-            print(args.transcript)
-            return 0
-        from .text_modes.plain import PlainDive, style_for
-        dive = PlainDive(session, sys.stdout, style_for(sys.stdout, os.environ), recorder,
-                         lambda path: output_problem(path, "transcript.md"), prompt=sys.stdin.isatty())
-        return dive.run(iter(sys.stdin.readline, ""), args.step)
-    except BrokenPipeError:
-        # the reader went away (| head, say): stop quietly; the store still closes on the way out
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except (redis.RedisError, StoreError) as err:
-        sys.stdout.flush()
-        print(f"emq-dive: the store failed: {err}", file=sys.stderr)
-        return 1
+def _warn(message: str) -> None:
+    print(f"emq-dive: warning: {message}", file=sys.stderr, flush=True)
 
 
 def run_command(argv: Sequence[str]) -> int:
     """Run one of the non-lesson commands."""
     command, rest = argv[0], list(argv[1:])
     if command == "list":
-        from .lessons import list_lessons
-        for lesson in list_lessons():
-            print(f"{lesson.id:<12} {lesson.heading}")
-        return 0
+        from .lesson_list import print_list
+        return print_list(rest, sys.stdout)
     if command == "script":
         from .echo_mq import scripts
         names = ("extend_locks", "extend_lock")
@@ -285,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[0] in COMMANDS:
             return run_command(argv)
-        if not argv[0].startswith("-") and argv[0] not in _lesson_ids():
+        from .lessons import is_path
+        if not argv[0].startswith("-") and not is_path(argv[0]) and argv[0] not in _lesson_ids():
             near = difflib.get_close_matches(argv[0], [*_lesson_ids(), *COMMANDS], n=1, cutoff=0.4)
             hint = f"; did you mean {near[0]!r}?" if near else " (see: emq-dive list)"
             return _fail(f"no lesson or command {argv[0]!r}{hint}")

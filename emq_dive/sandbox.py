@@ -3,19 +3,19 @@ a lesson file the course loads."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from . import fate_table, lessons
+from . import fate_table, lessons, user_lessons
 from .echo_mq import jobs, keyspace, moves
+from .lesson_file import MAX_MEMBERS
 from .stores.protocol import StoreLike
 
-MAX_MEMBERS = 10_000
-"""The most members a sandbox batch may hold."""
+__all__ = ["MAX_MEMBERS", "SandboxBatch", "SandboxError", "SandboxMember", "from_lesson", "save_as", "save_lesson",
+           "setup"]
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -38,7 +38,10 @@ def _int(text: str | int, what: str) -> int:
     if isinstance(text, int) and not isinstance(text, bool):
         return text
     if not isinstance(text, str) or not _INTEGER.fullmatch(text.strip()):
-        raise SandboxError(f"{what} must be an integer, not {text!r}")
+        shown = text if not isinstance(text, str) or len(text) <= 40 else f"{text[:20]}…"
+        raise SandboxError(f"{what} must be an integer, not {shown!r}")
+    if len(text.strip()) > 40:
+        raise SandboxError(f"{what} has {len(text.strip())} digits; no limit of the protocol needs more than 20")
     return int(text.strip())
 
 
@@ -127,8 +130,11 @@ def check(members: Sequence[SandboxMember], lease_ms: object) -> None:
         if fate is None or not fate.member:
             offered = ", ".join(f.key for f in fate_table.FATES if f.member)
             raise SandboxError(f"member {number}: {member.fate!r} is not a member fate (one of {offered})")
-        if member.token is not None and (isinstance(member.token, bool) or not isinstance(member.token, int)):
-            raise SandboxError(f"member {number}: the token must be an integer, not {member.token!r}")
+        if member.token is not None:
+            try:
+                jobs.check_token(member.id, member.token)
+            except jobs.BadToken as err:
+                raise SandboxError(f"member {number}: {err}") from None
 
 
 def job_id(number: int, width: int = 2) -> str:
@@ -176,32 +182,6 @@ def resized(batch: SandboxBatch, text: str) -> SandboxBatch:
     return SandboxBatch(tuple(members), batch.lease_ms)
 
 
-def default_save_path(stem: str = "sandbox") -> Path:
-    """A new lesson file: in the lessons directory when it is writable, else the working directory."""
-    folder = lessons.lessons_dir()
-    if not (folder.is_dir() and os.access(folder, os.W_OK)):
-        folder = Path.cwd()
-    number = 1
-    while (folder / f"{stem}-{number}.toml").exists():
-        number += 1
-    return folder / f"{stem}-{number}.toml"
-
-
-def save_target(text: str) -> Path:
-    """Where the learner's answer ``text`` saves: a bare name goes to the default folder, ``.toml`` is added."""
-    text = text.strip()
-    if not text:
-        raise SandboxError("give a file name, such as my-dive.toml")
-    path = Path(text).expanduser()
-    if path.suffix == "":
-        path = path.with_suffix(".toml")
-    if len(path.parts) == 1:
-        path = default_save_path().parent / path
-    if path.exists():
-        raise SandboxError(f"{path} exists already; choose another name (the sandbox never overwrites a lesson)")
-    return path
-
-
 class ForgetfulStore(StoreLike, Protocol):
     """A store that can delete every key of its run's queue, and only those."""
 
@@ -230,21 +210,35 @@ def setup(store: ForgetfulStore, batch: SandboxBatch, claim_lease_ms: int) -> tu
     return tuple((m.id, claimed[m.id] if m.token is None else m.token) for m in batch.members)
 
 
-def save_lesson(batch: SandboxBatch, path: Path | str, base: lessons.Lesson, title: str | None = None) -> Path:
-    """Write ``batch`` as a lesson file at ``path`` (its id is the file's stem), with ``base``'s text and fates.
+def save_lesson(batch: SandboxBatch, lesson_id: str, base: lessons.Lesson, directory: Path,
+                title: str | None = None) -> Path:
+    """Write ``batch`` as the new lesson file ``directory/lesson_id.toml``, with ``base``'s text and fates.
 
     Without a ``title`` the lesson is titled after its base and its own id, so ``emq-dive list`` tells the two
     apart.
     """
-    path = Path(path)
-    if path.suffix != ".toml":
-        raise SandboxError(f"a lesson file ends in .toml, not {path.name!r}")
     try:
-        keyspace.gate(path.stem)
-    except keyspace.IllFormed as err:
-        raise SandboxError(f"the lesson id {path.stem!r} is ill-formed: {err.rule}") from None
-    title = title or f"{base.title} · {path.stem}, from the sandbox"
-    out = [f"id = {_toml(path.stem)}", f"module = {_toml(base.module)}", f"dive = {base.dive}",
+        return user_lessons.create(directory, lesson_id, lesson_text(batch, user_lessons.check_id(lesson_id), base,
+                                                                      title))
+    except user_lessons.SaveRefused as err:
+        raise SandboxError(str(err)) from None
+
+
+def save_as(batch: SandboxBatch, text: str, base: lessons.Lesson, policy: user_lessons.SavePolicy) -> tuple[Path, str]:
+    """Save ``batch`` under the id the learner typed, where ``policy`` lets this process save; the file and what to
+    tell the learner (every view says the same)."""
+    if policy.directory is None:
+        raise SandboxError(f"saving is off: {policy.reason}")
+    path = save_lesson(batch, text, base, policy.directory)
+    if policy.listed:
+        return path, f"saved {path}: `emq-dive list` shows it and `emq-dive {path.stem}` opens it"
+    return path, f"saved {path}, in this server's own directory for saved lessons"
+
+
+def lesson_text(batch: SandboxBatch, lesson_id: str, base: lessons.Lesson, title: str | None = None) -> str:
+    """The TOML of ``batch`` as the lesson ``lesson_id``, with ``base``'s text and fates."""
+    title = title or f"{base.title} · {lesson_id}, from the sandbox"
+    out = [f"id = {_toml(lesson_id)}", f"module = {_toml(base.module)}", f"dive = {base.dive}",
            f"title = {_toml(title)}", f"tagline = {_toml(base.tagline)}",
            f"intro = {_toml(base.intro)}", f"lease_ms = {batch.lease_ms}", f"claim_lease_ms = {base.claim_lease_ms}",
            "batch = [" + ", ".join(_toml(fate) for fate in batch.fates) + "]"]
@@ -256,11 +250,7 @@ def save_lesson(batch: SandboxBatch, path: Path | str, base: lessons.Lesson, tit
         if member.token is not None:
             out.append(f"token = {member.token}")
     out += ["", "[fates]"] + [f"{_toml(key)} = {_toml(text)}" for key, text in base.fates.items()]
-    try:
-        path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    except OSError as err:
-        raise SandboxError(f"cannot write {path}: {err.strerror or err}") from None
-    return path
+    return "\n".join(out) + "\n"
 
 
 def _toml(text: str) -> str:

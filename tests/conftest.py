@@ -70,6 +70,12 @@ def require_native(store: Store) -> Store:
     return store
 
 
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path_factory, monkeypatch):
+    """Each test's user data directory is a fresh one of its own, so no test reads or writes the real user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("user-data")))
+
+
 @pytest.fixture
 def fake_store():
     """A fresh embedded store with a frozen clock and a pinned run_id."""

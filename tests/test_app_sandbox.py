@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -125,7 +124,9 @@ def test_an_edited_batch_sets_up_on_each_backend(any_store):
 @asynctest
 async def test_a_saved_lesson_loads_opens_and_is_listed(tmp_path, monkeypatch):
     app = frozen_app()
-    monkeypatch.setattr(lessons, "lessons_dir", lambda: tmp_path)
+    mine = tmp_path / "data" / "emq-dive" / "lessons"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await press(app, pilot, "e")
@@ -134,14 +135,16 @@ async def test_a_saved_lesson_loads_opens_and_is_listed(tmp_path, monkeypatch):
         await submit(app, pilot, "lease", "20000")
         await press(app, pilot, "s")
         field = app.screen.query_one("#sandbox-path")
-        assert field.value == str(tmp_path / "sandbox-1.toml")
+        assert field.value == "sandbox-1", "the sandbox asks for an id, not a path"
         await press(app, pilot, "enter")
-        assert "emq-dive sandbox-1" in _message(app)
-    saved = tmp_path / "sandbox-1.toml"
+        assert "emq-dive sandbox-1" in _message(app) and str(mine / "sandbox-1.toml") in _message(app)
+    saved = mine / "sandbox-1.toml"
     lesson = lessons.load_file(saved)
     assert lesson.id == "sandbox-1" and lesson.lease_ms == 20000
     assert [(m.id, m.fate) for m in lesson.members][:2] == [("first-job", "live"), ("JOB02", "reaped")]
-    assert [lesson.id for lesson in lessons.list_lessons()] == ["sandbox-1"]
+    assert [lesson.id for lesson in lessons.list_lessons()] == ["batches-03", "sandbox-1"]
+    assert [p.name for p in tmp_path.iterdir()] == ["data"], "nothing is written in the working directory"
+    assert not (lessons.lessons_dir() / "sandbox-1.toml").exists(), "nor in the course's lessons"
 
     opened = make_app(lesson, frozen_store(), theme=THEME)
     async with opened.run_test(size=SIZE) as pilot:
@@ -151,19 +154,17 @@ async def test_a_saved_lesson_loads_opens_and_is_listed(tmp_path, monkeypatch):
         assert "first-job" in shown(opened)
         assert dive(opened).step.members[1].reason is Reason.NOT_ACTIVE  # reaped: no longer in active
 
-    # the command line, in a copy of the checkout whose lessons/ holds the saved file
-    copy = tmp_path / "checkout"
-    shutil.copytree(ROOT / "emq_dive", copy / "emq_dive", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copytree(ROOT / "lessons", copy / "lessons")
-    shutil.copy(saved, copy / "lessons")
-    env = {**os.environ, "PYTHONPATH": str(copy)}
-    listed = subprocess.run([sys.executable, "-m", "emq_dive", "list"], cwd=copy, env=env, capture_output=True,
+    # the command line lists it as the user's and opens it by id
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    listed = subprocess.run([sys.executable, "-m", "emq_dive", "list"], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=60, check=True)
-    assert "sandbox-1" in listed.stdout and "batches-03" in listed.stdout
-    ran = subprocess.run([sys.executable, "-m", "emq_dive", "sandbox-1", "--transcript", "out.md"], cwd=copy,
-                         env=env, capture_output=True, text=True, timeout=120)
+    line = next(line for line in listed.stdout.splitlines() if line.startswith("sandbox-1"))
+    assert line.endswith("(yours)") and "batches-03" in listed.stdout
+    ran = subprocess.run([sys.executable, "-m", "emq_dive", "sandbox-1", "--transcript", "out.md",
+                          "--backend", "fakeredis"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
     assert ran.returncode == 0, ran.stderr
-    assert "first-job" in (copy / "out.md").read_text(encoding="utf-8")
+    assert "first-job" in (tmp_path / "out.md").read_text(encoding="utf-8")
 
 
 @asynctest

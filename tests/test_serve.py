@@ -48,7 +48,8 @@ def test_a_bad_argument_is_one_line_before_anything_is_served(capsys, args: list
         status = exit_.code
     err = capsys.readouterr().err
     assert status == 2
-    assert says in err and len(err.strip().splitlines()) == 1
+    lines = [line for line in err.strip().splitlines() if "warning: the password in" not in line]
+    assert says in err and len(lines) == 1, err
     assert "secret" not in err
 
 
@@ -331,3 +332,43 @@ def test_max_sessions_refuses_the_next_tab_with_a_page_and_frees_the_session_whe
         assert second.open().status == 200
         second.settled("step 0 of 4", "the second tab's dive, once a session is free")
         second.close()
+
+
+# -- the seams: textual-serve's private parts, and no import circle ------------------------------------------------
+
+
+def test_the_textual_serve_parts_we_lean_on_are_still_there() -> None:
+    from emq_dive.web import seam
+    gone = seam.moved()
+    assert not gone, ("textual-serve moved what emq-dive leans on: "
+                      + "; ".join(f"{name}, used for {seam.USED[name]}" for name in gone)
+                      + ". Update emq_dive/web/seam.py (and the textual-serve bound in pyproject.toml).")
+
+
+def test_the_seam_names_a_part_that_went(monkeypatch) -> None:
+    from textual_serve.server import Server
+
+    from emq_dive.web import seam
+    monkeypatch.delattr(Server, "_make_app")
+    assert seam.moved() == ["textual_serve.server.Server._make_app"]
+
+
+def test_only_the_seam_reaches_into_textual_serve() -> None:
+    web = Path(web_server.__file__).parent
+    for path in web.glob("*.py"):
+        if path.name != "seam.py":
+            text = path.read_text(encoding="utf-8")
+            assert "._process" not in text and "_make_app" not in text, f"{path.name} reaches past the seam"
+
+
+def test_a_tab_runs_its_lesson_below_the_cli() -> None:
+    """No cli → web → child → cli circle: the tab's child and the CLI both call emq_dive.launch."""
+    import ast
+
+    package = Path(web_server.__file__).parent.parent
+    for path in [*sorted((package / "web").glob("*.py")), package / "launch.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not {name for name in imported if name.split(".")[-1] == "cli"}, f"{path.name} imports the CLI"
+    child = (package / "web" / "child.py").read_text(encoding="utf-8")
+    assert "from ..launch import" in child

@@ -53,10 +53,22 @@ def check_lease(lease_ms: object) -> int:
     return lease_ms
 
 
-def _token(job_id: str, token: object) -> str:
+MIN_TOKEN, MAX_TOKEN = -(2**63), 2**63 - 1
+"""The tokens the verbs send: the range of the row's attempts counter (HINCRBY's 64-bit integer)."""
+
+
+def check_token(job_id: str, token: object) -> int:
+    """Return ``token`` when it is an integer the attempts counter can hold, else raise BadToken."""
     if isinstance(token, bool) or not isinstance(token, int):
         raise BadToken(f"the token of {job_id!r} must be an integer, not {token!r}")
-    return str(token)
+    if not MIN_TOKEN <= token <= MAX_TOKEN:
+        raise BadToken(f"the token of {job_id!r} must be from -2**63 to 2**63-1 (the attempts counter's range), "
+                       f"not a {'positive' if token > 0 else 'negative'} number of {token.bit_length()} bits")
+    return token
+
+
+def _token(job_id: str, token: object) -> str:
+    return str(check_token(job_id, token))
 
 
 def _decode(value: bytes | str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 MAX_BYTES = 128
 _FORBIDDEN = {"{": "a '{'", "}": "a '}'", ":": "a ':'"}
@@ -46,6 +47,10 @@ def gate(value: str | bytes) -> str:
             raise IllFormed(value, "it contains whitespace")
         if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
             raise IllFormed(value, "it contains a control character")
+        if unicodedata.category(ch) == "Cf":
+            name = unicodedata.name(ch, "a format character")
+            raise IllFormed(value, f"it contains U+{ord(ch):04X} ({name}), an invisible format character that "
+                                   "changes how the name reads, not what it is")
     return text
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from textual.app import App
 
 from ..fates import FateRun, WireCompare
+from ..paths import OutputProblem, transcript_target
 from ..sandbox import SandboxBatch
 from ..session import Frame, Session
 from ..text_modes.transcript import Recorder, default_name
@@ -36,7 +37,11 @@ def open_cost(app: App[Any], session: Session) -> None:
 
 def write_transcript(app: App[Any], session: Session, recorder: Recorder) -> Path | None:
     """Write what the screen showed so far to the working directory and say where, or why it could not."""
-    path = Path.cwd() / default_name(session.lesson.id, session.store.queue)
+    try:
+        path = transcript_target(None, default_name(session.lesson.id, session.store.queue))
+    except OutputProblem as err:
+        app.notify(f"cannot write the transcript: {err}", severity="error", timeout=8)
+        return None
     try:
         written = recorder.write(path)
     except OSError as err:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -12,16 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from .. import fate_table, lessons
-from ..sandbox import (
-    MAX_MEMBERS,
-    SandboxBatch,
-    SandboxError,
-    default_save_path,
-    job_id,
-    resized,
-    save_lesson,
-    save_target,
-)
+from ..sandbox import MAX_MEMBERS, SandboxBatch, SandboxError, job_id, resized, save_as
+from ..user_lessons import SavePolicy, free_id
 from ..widgets.sandbox_table import SandboxTable
 
 MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
@@ -64,10 +57,11 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
         Binding("escape", "leave", "cancel"),
     ]
 
-    def __init__(self, batch: SandboxBatch, base: lessons.Lesson) -> None:
+    def __init__(self, batch: SandboxBatch, base: lessons.Lesson, policy: SavePolicy | None = None) -> None:
         super().__init__()
         self.edited = batch
         self.base = base
+        self.policy = policy or SavePolicy.from_environ(os.environ)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -75,7 +69,7 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
                          id="sandbox-heading")
             yield Static("a adds a member, d removes one, f gives it the next fate, ⇧↑/⇧↓ move it; i, t, l and n "
                          "edit its id, its token (empty sends the claimed one), lease_ms and the member count; "
-                         "Enter sets what you typed. s saves the batch as a lesson file.", classes="sandbox-muted")
+                         "Enter sets what you typed. s saves the batch as a lesson of yours.", classes="sandbox-muted")
             yield SandboxTable(self.edited)
             with Horizontal():
                 yield Label("id")
@@ -87,7 +81,7 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
                 yield Label("members")
                 yield Input(str(len(self.edited.members)), id="sandbox-size")
             with Horizontal(id="sandbox-save"):
-                yield Label("save as")
+                yield Label("save as id")
                 yield Input(id="sandbox-path")
             yield Static("", id="sandbox-message")
             yield Footer()
@@ -185,25 +179,26 @@ class SandboxEditor(ModalScreen[SandboxBatch | None]):
         self.dismiss(self.edited)
 
     def action_save(self) -> None:
-        """Ask where to save the batch as a lesson file."""
+        """Ask for the id to save the batch under as a lesson (saving may be off, and then says why)."""
+        folder = self.policy.directory
+        if folder is None:
+            self.say(f"saving is off: {self.policy.reason}", refused=True)
+            return
         self.add_class("-saving")
         field = self.query_one("#sandbox-path", Input)
-        field.value = str(default_save_path())
+        field.value = free_id(folder)
         field.focus()
-        self.say("Enter saves there (a bare name goes beside it); escape keeps editing")
+        self.say(f"Enter saves the lesson under this id in {folder} (an id, not a path); escape keeps editing")
 
     def _save(self, text: str) -> None:
         try:
-            path = save_lesson(self.edited, save_target(text), self.base)
+            _, said = save_as(self.edited, text, self.base, self.policy)
         except SandboxError as err:
             self.say(f"not saved: {err}", refused=True)
             return
         self.remove_class("-saving")
         self.query_one(SandboxTable).focus()
-        if path.parent.resolve() == lessons.lessons_dir().resolve():
-            self.say(f"saved {path}: `emq-dive list` shows it and `emq-dive {path.stem}` opens it")
-        else:
-            self.say(f"saved {path}; copy it into {lessons.lessons_dir()} for `emq-dive list` to show it")
+        self.say(said)
 
     def action_leave(self) -> None:
         """Leave a field for the member list, or close the editor and keep the run as it was."""

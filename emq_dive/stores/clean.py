@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -101,10 +102,16 @@ def clean_command(argv: Sequence[str]) -> int:
                                      "owner is gone (killed, crashed, its terminal closed); nothing else is touched.")
     parser.add_argument("--backend", required=True, metavar="URL", help="the redis://, rediss:// or unix:// URL")
     args = parser.parse_args(argv)
-    url = args.backend
-    if not url.startswith(("redis://", "rediss://", "unix://")):
-        print(f"emq-dive: clean needs a redis://, rediss:// or unix:// URL, not {masked(url)!r}", file=sys.stderr)
+    if not args.backend.startswith(("redis://", "rediss://", "unix://")):
+        print(f"emq-dive: clean needs a redis://, rediss:// or unix:// URL, not {masked(args.backend)!r}",
+              file=sys.stderr)
         return 2
+    from .credentials import resolve_backend
+
+    def warn(message: str) -> None:
+        print(f"emq-dive: warning: {message}", file=sys.stderr, flush=True)
+
+    url = resolve_backend(args.backend, os.environ, warn)  # the password from the environment, as the dive takes it
     try:
         client = redis.Redis.from_url(url)
         found = clean(client)

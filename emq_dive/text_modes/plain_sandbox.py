@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
-from .. import lessons
 from ..lessons import MEMBER_FATES
-from ..sandbox import (
-    MAX_MEMBERS,
-    SandboxBatch,
-    SandboxError,
-    current_batch,
-    default_save_path,
-    job_id,
-    resized,
-    save_lesson,
-    save_target,
-)
+from ..sandbox import MAX_MEMBERS, SandboxBatch, SandboxError, current_batch, job_id, resized, save_as
+from ..user_lessons import SavePolicy, free_id
 from .plain_state import Dive
 
 SHOWN = 20
@@ -118,16 +109,14 @@ class Sandbox:
         return self.batch.remove(index)
 
     def save(self, text: str) -> None:
-        """Save the batch as a lesson file: at ``text`` (a bare name goes beside the default), else the default."""
+        """Save the batch as a lesson of the learner's, under the id ``text`` names (else the next free one)."""
+        policy = SavePolicy.from_environ(os.environ)
         try:
-            path = save_lesson(self.batch, save_target(text) if text else default_save_path(), self.dive.session.lesson)
+            _, said = save_as(self.batch, text or free_id(policy.directory), self.dive.session.lesson, policy)
         except SandboxError as err:
             self.dive.say(f"Not saved: {err}.")
             return
-        if path.parent.resolve() == lessons.lessons_dir().resolve():
-            self.dive.say(f"Saved {path}: emq-dive list shows it and emq-dive {path.stem} opens it.")
-        else:
-            self.dive.say(f"Saved {path}; copy it into {lessons.lessons_dir()} for emq-dive list to show it.")
+        self.dive.say(f"{said[:1].upper()}{said[1:]}.")
 
 
 def sandbox(dive: Dive, _key: str, _argument: str) -> None:

@@ -1,11 +1,13 @@
 """One browser tab's app process: the lesson on its own store, ended by the server's quit, SIGTERM or SIGHUP.
 
 The server starts it with ``exec``, so the server is its parent; it asks the kernel for SIGTERM when that parent dies,
-so even a server killed with SIGKILL leaves no tab running and every tab still closes its store.
+so even a server killed with SIGKILL leaves no tab running and every tab still closes its store. Its backend comes in
+its environment, never its arguments, so a URL's password is not in ``ps``.
 """
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import os
 import signal
@@ -14,6 +16,8 @@ from collections.abc import Sequence
 
 SERVER_PID = "EMQ_DIVE_SERVE_PID"
 """The environment variable that names the server's pid, so a tab whose server is already gone exits at once."""
+BACKEND = "EMQ_DIVE_SERVE_BACKEND"
+"""The environment variable that holds the tab's backend (a URL with its password, where it has one)."""
 
 PR_SET_PDEATHSIG = 1
 
@@ -27,17 +31,21 @@ def _die_with_server() -> bool:
 
 
 def _hangup_as_terminate(signum: int, frame: object) -> None:
-    # whatever handles SIGTERM at this moment (the CLI's, then Textual's) closes the app and its store
+    # whatever handles SIGTERM at this moment (the launcher's, then Textual's) closes the app and its store
     os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the lesson as ``emq-dive LESSON …`` would, inside the server's web driver."""
+    """Run the lesson as ``emq-dive LESSON --wire W`` would, on the environment's backend, in the web driver."""
     if not _die_with_server():
         return 1
     signal.signal(signal.SIGHUP, _hangup_as_terminate)
-    from ..cli import run_lesson
-    return run_lesson(list(sys.argv[1:] if argv is None else argv))
+    parser = argparse.ArgumentParser(prog="emq_dive.web.child")
+    parser.add_argument("lesson")
+    parser.add_argument("--wire", type=int, choices=(4, 6), default=4)
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    from ..launch import LaunchOptions, run
+    return run(LaunchOptions(args.lesson, backend=os.environ.get(BACKEND, "fakeredis"), wire=args.wire))
 
 
 if __name__ == "__main__":

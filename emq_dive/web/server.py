@@ -16,7 +16,9 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from . import seam
 from .child import SERVER_PID
+from .relay import InputBudget, hang_up, relay
 
 QUIT_SECONDS = 5.0
 """How long a tab's app has, after the server's quit, to close its store and exit before it gets SIGTERM."""
@@ -57,14 +59,18 @@ class Tab(AppService):
     """One tab's app process; ``close`` ends it for sure: the web driver's quit, then SIGTERM, then SIGKILL."""
 
     _closing: asyncio.Future[None] | None = None
+    extra_environment: dict[str, str] | None = None
+    """What the server adds to the app's environment (the backend, the save policy): never its arguments."""
 
     @property
     def pid(self) -> int | None:
         """The app process's pid, once it started."""
-        return None if self._process is None else self._process.pid
+        process = seam.process(self)
+        return None if process is None else process.pid
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        environment = super()._build_environment(width, height)
+        environment = seam.base_environment(self, width, height)
+        environment.update(self.extra_environment or {})
         environment[SERVER_PID] = str(os.getpid())
         return environment
 
@@ -75,7 +81,7 @@ class Tab(AppService):
         return self._closing
 
     async def _close(self) -> None:
-        process = self._process
+        process = seam.process(self)
         stopping = asyncio.ensure_future(self.stop())
         if process is not None:
             for send, seconds in ((None, QUIT_SECONDS), (process.terminate, KILL_SECONDS), (process.kill, None)):
@@ -93,9 +99,11 @@ class Tab(AppService):
 class DiveServer(Server):
     """textual-serve's server with a cap on live tabs, a check of who asks, and an end for every tab's process."""
 
-    def __init__(self, command: str, *, host: str, port: int, max_sessions: int, title: str) -> None:
+    def __init__(self, command: str, *, host: str, port: int, max_sessions: int, title: str,
+                 environment: dict[str, str] | None = None) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.max_sessions = max_sessions
+        self.environment = dict(environment or {})
         self.tabs: dict[Tab, web.WebSocketResponse] = {}
         self.url = ""
 
@@ -140,7 +148,7 @@ class DiveServer(Server):
         problem = self.refusal(request)
         if problem:
             raise web.HTTPForbidden(text=problem)
-        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
+        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS, max_msg_size=InputBudget.MAX_FRAME)
         await websocket.prepare(request)
         if self.full:
             await websocket.send_bytes(f"\r\n  {self.busy_text()}\r\n".encode())
@@ -152,10 +160,12 @@ class DiveServer(Server):
 
         tab = Tab(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=close,
                   download_manager=self.download_manager)
+        tab.extra_environment = self.environment
         self.tabs[tab] = websocket
+        dropped: str | None = None
         try:
             await tab.start(to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
-            await self._process_messages(websocket, tab)
+            dropped = await relay(websocket, tab, InputBudget(asyncio.get_running_loop().time))
         except Exception:
             log.exception("tab app %s", tab.pid)
         finally:
@@ -163,6 +173,8 @@ class DiveServer(Server):
                 await asyncio.shield(tab.close())
             finally:
                 self.tabs.pop(tab, None)
+        if dropped is not None:
+            await hang_up(websocket, dropped)
         return websocket
 
     async def close_tabs(self) -> None:
@@ -174,7 +186,7 @@ class DiveServer(Server):
 
     async def run(self, ready: Callable[[str], None]) -> None:
         """Serve until SIGINT, SIGTERM or SIGHUP, then end every tab; ``ready`` gets the URL once it is bound."""
-        runner = web.AppRunner(await self._make_app(), access_log=None)
+        runner = web.AppRunner(await seam.make_app(self), access_log=None)
         await runner.setup()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
