@@ -13,6 +13,7 @@ import redis
 from .echo_mq import jobs, keyspace
 from .echo_mq.connector import Connector
 from .stores import fresh_queue
+from .stores.expiry import KEY_TTL_MS
 
 Clock = Callable[[], float]
 """Seconds from an arbitrary origin; ``time.perf_counter`` unless a test brings its own."""
@@ -39,13 +40,17 @@ class CostTarget(Protocol):
 
 
 def seed(client: redis.Redis, queue: str, count: int) -> list[tuple[str, int]]:
-    """Put ``count`` live leases in place with pipelined writes (the setup is not measured)."""
+    """Put ``count`` live leases in place with pipelined writes (the setup is not measured); every key expires on
+    its own, as the dive's do, should the app die before it deletes them."""
     active = keyspace.queue_key(queue, "active")
     held = [(f"B{i:05d}", 1) for i in range(count)]
     with client.pipeline(transaction=False) as pipe:
         for job_id, token in held:
-            pipe.hset(keyspace.job_key(queue, job_id), "attempts", token)
+            row = keyspace.job_key(queue, job_id)
+            pipe.hset(row, "attempts", token)
+            pipe.pexpire(row, KEY_TTL_MS)
             pipe.zadd(active, {job_id: 1})
+        pipe.pexpire(active, KEY_TTL_MS)
         pipe.execute()
     return held
 

@@ -117,3 +117,18 @@ def test_bars_grow_with_the_figure_on_either_scale() -> None:
         assert lengths == sorted(lengths) and lengths[-1] == 40 and lengths[0] >= 1
     assert cost.Costs({1: {"batch script": 1.0, "single script ×N": 50.0}}, "x", False).log_scale()
     assert not cost.Costs({1: {"batch script": 1.0, "single script ×N": 5.0}}, "x", False).log_scale()
+
+
+def test_the_measuring_queue_expires_on_its_own(fake_store: Store) -> None:
+    """Every key the cost view seeds has the dive's TTL, so a measure cut short by a crash leaves nothing for good."""
+    from emq_dive.echo_mq import keyspace
+    from emq_dive.stores import fresh_queue
+    from emq_dive.stores.expiry import KEY_TTL_MS
+
+    queue = fresh_queue()
+    cost.seed(fake_store.client, queue, 3)
+    keys = list(fake_store.client.scan_iter(match=keyspace.queue_pattern(queue)))
+    assert len(keys) == 4  # three rows and the active set
+    for key in keys:
+        assert 0 < fake_store.client.pttl(key) <= KEY_TTL_MS, key
+    cost.delete_queue(fake_store.client, queue)
