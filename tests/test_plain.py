@@ -439,14 +439,16 @@ def test_e_sets_the_lease_the_size_and_the_order(fake_store) -> None:
                                "JOB01 token 1 (live).")
 
 
-def test_e_saves_the_batch_as_a_lesson_and_c_leaves_the_run_as_it_was(fake_store, tmp_path: Path,
-                                                                      monkeypatch) -> None:
-    monkeypatch.setattr(lessons, "lessons_dir", lambda: tmp_path)
-    target = tmp_path / "mine.toml"
-    said, dive = dive_on(fake_store, f"\ne\nf 4 wrongtype\nd 9\ns {target}\ns {target}\ns\nc\n")
-    assert f"Saved {target}: emq-dive list shows it and emq-dive mine opens it." in said
-    assert any(p.startswith(f"Not saved: {target} exists already") for p in said)
-    assert f"Saved {tmp_path / 'sandbox-1.toml'}: emq-dive list shows it and emq-dive sandbox-1 opens it." in said
+def test_e_saves_the_batch_as_a_lesson_and_c_leaves_the_run_as_it_was(fake_store) -> None:
+    """s saves by id into the user's own lessons directory, never over a file, and never by a path."""
+    target = lessons.user_lessons_dir() / "mine.toml"
+    said, dive = dive_on(fake_store, "\ne\nf 4 wrongtype\nd 9\ns mine\ns mine\ns ../escape\ns\nc\n")
+    assert f"Saved {target}: `emq-dive list` shows it and `emq-dive mine` opens it." in said
+    assert any(p.startswith("Not saved: ") and "exists" in p for p in said)
+    assert any(p.startswith("Not saved: ") and "../escape" in p for p in said)
+    saved = lessons.user_lessons_dir() / "sandbox-1.toml"
+    assert f"Saved {saved}: `emq-dive list` shows it and `emq-dive sandbox-1` opens it." in said
+    assert sorted(p.name for p in lessons.user_lessons_dir().iterdir()) == ["mine.toml", "sandbox-1.toml"]
     assert "Refused, nothing changed: there is no member 9: the batch has 4." in said
     assert lessons.load_file(target).batch == ("live", "stale", "live", "wrongtype")
     assert said[-1] == "Left the sandbox; the run is as it was."
