@@ -240,12 +240,9 @@ async def test_an_agreeing_run_shows_the_tick():
 
 
 def _frame_ready(screen):
-    """The message a store move posts with its frame (looked up where the screen takes it)."""
-    ready = getattr(type(screen), "FrameReady", None)
-    if ready is None:
-        from emq_dive.screens.store_moves import StoreMoves
-        ready = StoreMoves.FrameReady
-    return ready
+    """The message a store move posts with its frame."""
+    from emq_dive.screens.dive_messages import FrameReady
+    return FrameReady
 
 
 @asynctest
@@ -258,13 +255,13 @@ async def test_a_stale_frame_moves_neither_the_target_nor_the_busy_line():
         await press(app, pilot, "right")
         screen = dive(app)
         old = screen.frame
-        assert old.step.index == 1 and old.seq == screen.seq
-        screen.seq += 1  # a newer store move is on its way
+        assert old.step.index == 1 and old.seq == screen.moves.seq
+        screen.moves.seq += 1  # a newer store move is on its way
         screen.busy, screen.target = "stepping…", 3
         screen.post_message(_frame_ready(screen)(with_seq(old, old.seq)))
         await pilot.pause()
         assert (screen.busy, screen.target) == ("stepping…", 3), "an older request's frame is not the answer"
-        screen.post_message(_frame_ready(screen)(with_seq(old, screen.seq)))
+        screen.post_message(_frame_ready(screen)(with_seq(old, screen.moves.seq)))
         await pilot.pause()
         assert (screen.busy, screen.target) == ("", 1), "the newest request's frame is"
 
