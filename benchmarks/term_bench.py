@@ -7,6 +7,7 @@ batch). Every figure is printed, never asserted.
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 import sys
@@ -77,6 +78,20 @@ def hwm_mib(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def children(parent: int) -> list[int]:
+    """The live child processes of ``parent`` (a store server the app started, say)."""
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            text = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[1]) == parent and fields[0] not in "ZX":
+            found.append(int(name))
+    return found
 
 
 def startup(tmux: Tmux, launches: list[Launch], runs: int, say: Callable[[str], None]) -> None:
@@ -171,10 +186,12 @@ def big(tmux: Tmux, roots: list[Path], backends: list[str], sizes: list[int], wo
                 probe = work / f"probe-{size}-{backend}.txt"
                 ready, settled = _open(tmux, dive_batch(root, backend, size, probe), timeout=900)
                 pid = tmux.pid()
+                steps = _key_samples(tmux, 3, home=False)  # End then runs from step 3
                 t_end = tmux.keys("End")
                 shown = tmux.until(lambda text: bool(LAST_STEP.search(text)), t_end, timeout=1800)
                 done = tmux.settle(t_end, shown.text, quiet=1.0, since=shown.first, timeout=1800)
                 memory = hwm_mib(pid)
+                servers = sum(hwm_mib(child) for child in children(pid))
                 tmux.stop_app(timeout=120)
                 assert done.last is not None and settled.last is not None
                 loop_open = _worst_tick_gap(probe, ready.t0, settled.last)
@@ -184,5 +201,9 @@ def big(tmux: Tmux, roots: list[Path], backends: list[str], sizes: list[int], wo
                     f"(settled {settled.last_ms / 1000:.2f} s, worst loop stall {loop_open:.0f} ms); "
                     f"End → last step shown {shown.first_ms / 1000:.2f} s (settled {done.last_ms / 1000:.2f} s); "
                     f"worst stall during End: event loop {loop_end:.0f} ms, between pane updates "
-                    f"{shown.worst_gap_ms:.0f} ms; peak memory {memory:.0f} MiB")
+                    f"{shown.worst_gap_ms:.0f} ms; peak memory {memory:.0f} MiB"
+                    + (f" (+ {servers:.0f} MiB its store server)" if servers else ""))
+                say(f"  {'':<{len(f'{size:,}') + 9}}the first 3 →: pane changed median "
+                    f"{_ms([w.first_ms for w in steps])} ms, bytes a step "
+                    f"{statistics.median(w.bytes for w in steps):,.0f}")
                 probe.unlink(missing_ok=True)
