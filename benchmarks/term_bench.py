@@ -37,22 +37,25 @@ class Launch:
     argv: str
     env: dict[str, str]
     ready: re.Pattern[str]
+    marker: bytes
+    """The first bytes of the ready text as the app writes them (the bytes before it are what came first)."""
 
 
 def one_widget() -> Launch:
-    return Launch("one-widget", f"{PY} {APPS} one", {}, ONE_READY)
+    return Launch("one-widget", f"{PY} {APPS} one", {}, ONE_READY, b"one widget")
 
 
 def dive_cli(root: Path, backend: str) -> Launch:
     """The dive as a learner starts it: ``emq-dive batches-03 --backend B`` from the checkout ``root``."""
     return Launch(f"dive[{root.name}]", f"{PY} -m emq_dive batches-03 --backend {backend}",
-                  {"PYTHONPATH": str(root)}, DIVE_READY)
+                  {"PYTHONPATH": str(root)}, DIVE_READY, b"step 0 of")
 
 
 def dive_batch(root: Path, backend: str, members: int, probe: Path | None = None) -> Launch:
     """The dive from ``root`` on a generated batch of ``members`` (0: the lesson's own four)."""
     tail = f" {probe}" if probe else ""
-    return Launch(f"dive[{root.name}]", f"{PY} {APPS} dive {root} {backend} {members}{tail}", {}, DIVE_READY)
+    return Launch(f"dive[{root.name}]", f"{PY} {APPS} dive {root} {backend} {members}{tail}", {}, DIVE_READY,
+                  b"step 0 of")
 
 
 def _ms(values: list[float]) -> str:
@@ -96,7 +99,7 @@ def children(parent: int) -> list[int]:
 
 def startup(tmux: Tmux, launches: list[Launch], runs: int, say: Callable[[str], None]) -> None:
     """Launch → first usable frame of each, runs interleaved; medians, and each one's median ratio to the first."""
-    rows: dict[str, list[tuple[float, float, int, int, float]]] = {launch.name: [] for launch in launches}
+    rows: dict[str, list[tuple[float, float, float, int, float]]] = {launch.name: [] for launch in launches}
     for launch in launches:  # warm-up: bytecode and disk pages cached for each
         _open(tmux, launch)
         tmux.stop_app()
@@ -105,7 +108,9 @@ def startup(tmux: Tmux, launches: list[Launch], runs: int, say: Callable[[str], 
             ready, settled = _open(tmux, launch)
             # the first capture is the blank pane respawn-pane left; the next change is the app's first paint
             painted = (ready.changes[1:2] or [float("nan")])[0]
-            rows[launch.name].append((ready.first_ms, settled.last_ms, ready.bytes, settled.bytes,
+            before = tmux.before(launch.marker)
+            rows[launch.name].append((ready.first_ms, settled.last_ms, float("nan") if before is None else before,
+                                      settled.bytes,
                                       (painted - ready.t0) * 1000))
             tmux.stop_app()
     base = rows[launches[0].name]
@@ -115,7 +120,7 @@ def startup(tmux: Tmux, launches: list[Launch], runs: int, say: Callable[[str], 
         say(f"  {launch.name:<22} first usable frame {_ms([r[0] for r in row]):>7} ms  (×{ratio:.2f} the "
             f"one-widget app; goal ≤ 1.25×); first paint {_ms([r[4] for r in row]):>6} ms; "
             f"settled {_ms([r[1] for r in row]):>7} ms; bytes to the terminal: "
-            f"{statistics.median(r[2] for r in row):,.0f} by the first frame, "
+            f"{statistics.median(r[2] for r in row):,.0f} before the first step text, "
             f"{statistics.median(r[3] for r in row):,.0f} by settled  [{len(row)} runs]")
 
 

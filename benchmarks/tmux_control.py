@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import select
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 POLL = 0.0005
 """Seconds between two captures of the pane while waiting."""
@@ -51,6 +53,11 @@ def output_bytes(data: bytes) -> int:
     return len(data) - 3 * data.count(b"\\")
 
 
+def unescape(data: bytes) -> bytes:
+    """The bytes the app wrote, from a ``%output`` payload."""
+    return re.sub(rb"\\([0-7]{3})", lambda found: bytes([int(found.group(1), 8)]), data)
+
+
 class Tmux:
     """One tmux server on a private socket with one window of ``width`` × ``height`` and one control client."""
 
@@ -64,6 +71,7 @@ class Tmux:
         self._in, self._fd = self.proc.stdin, self.proc.stdout.fileno()
         self._buf = b""
         self._out: list[tuple[float, int]] = []
+        self._raw: list[bytes] = []
         self._read_block()  # the reply to new-session
         for command in ("set -g status off", "set -g remain-on-exit on", "set -g window-size manual",
                         "set -g default-terminal tmux-256color", "set -sg escape-time 0",
@@ -94,6 +102,7 @@ class Tmux:
             _, pane, data = line.split(b" ", 2)
             if pane.decode() == self.pane:
                 self._out.append((time.perf_counter(), output_bytes(data)))
+                self._raw.append(data)
 
     def _read_block(self) -> list[str]:
         while True:
@@ -132,6 +141,7 @@ class Tmux:
         exports = " ".join(f"{k}={v}" for k, v in env.items())
         quoted = ("exec env " + exports + " " + argv).replace("'", "'\\''")
         self._out.clear()
+        self._raw.clear()
         t0 = time.perf_counter()
         self.command(f"respawn-pane -k -t {self.pane} '{quoted}'")
         return t0
@@ -156,6 +166,12 @@ class Tmux:
     def written(self, start: float, end: float) -> int:
         """Bytes the pane's app wrote to its terminal between two moments (as tmux's reads reached us)."""
         return sum(n for at, n in self._out if start <= at <= end)
+
+    def before(self, marker: bytes) -> int | None:
+        """How many bytes the app wrote before it first wrote ``marker`` since it started (None: not yet)."""
+        stream = unescape(b"".join(self._raw))
+        at = stream.find(marker)
+        return None if at < 0 else at
 
     def until(self, test: Callable[[str], bool], t0: float, timeout: float = 120.0) -> Watch:
         """Poll the pane until ``test`` holds for its text; ``first`` is the moment it did."""
@@ -212,3 +228,6 @@ class Tmux:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         finally:
             self.proc.wait(timeout=10)
+            # the server leaves its socket file behind when it is killed; it is ours, under our own name
+            path = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.socket
+            path.unlink(missing_ok=True)

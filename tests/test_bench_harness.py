@@ -49,7 +49,8 @@ def test_the_startup_section_prints_both_apps_figures_side_by_side() -> None:
                           "--runs", "1", "--backends", "fakeredis"],
                          capture_output=True, text=True, env=env, timeout=180)
     assert out.returncode == 0, out.stderr
-    figure = r"first usable frame +[\d.]+ ms .*×([\d.]+) the one-widget app.* bytes to the terminal: [\d,]+ by"
+    figure = (r"first usable frame +[\d.]+ ms .*×([\d.]+) the one-widget app.* bytes to the terminal: "
+              r"[\d,]+ before the first step text, [\d,]+ by settled")
     rows = {name: re.search(name + r" +" + figure, out.stdout) for name in ("one-widget", r"dive\[\S+\]")}
     assert all(rows.values()), out.stdout
     one = rows["one-widget"]
