@@ -23,8 +23,11 @@ lint: $(VENV)/.test
 bench: $(VENV)/.run
 	$(BIN)/emq-dive bench
 
+# the dive's speed where a learner feels it, each figure beside its baseline in one run (needs tmux; the serve
+# section needs chromium): `make tui-bench BENCH="--quick"` for a smoke run, `BENCH="--only startup,keys
+# --against ../old"` to pick sections and compare an older checkout; the in-process figures: benchmarks/tui_bench.py
 tui-bench: $(VENV)/.test
-	$(BIN)/python benchmarks/tui_bench.py
+	$(BIN)/python benchmarks/bench_harness.py $(BENCH)
 
 snapshots: $(VENV)/.test
 	$(BIN)/python -m pytest -q tests/test_snapshots.py --snapshot-update
