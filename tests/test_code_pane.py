@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
+from emq_dive.echo_mq import jobs
 from emq_dive.widgets.code_pane import TITLES, CodePane
 from emq_dive.widgets.code_source import NATIVE_SEND, SOURCES, breaks, first_rows, hang, layout, plain_source
 from tests.tui_support import asynctest, dive, frozen_app, press, screen_text, settle
@@ -98,10 +100,14 @@ async def test_a_wrapped_line_s_highlight_covers_all_its_rows():
         await settle(app, pilot)
         pane = dive(app).query_one(CodePane)
         rows = pane_rows(app)
-        start = next(i for i, row in enumerate(rows) if row.startswith("74 "))
-        idle = next(i for i, row in enumerate(rows) if row.startswith("76 "))
-        assert 74 in dive(app).step.lines and 76 not in dive(app).step.lines
-        assert not rows[start + 1][:4].strip(), "line 74 wraps onto an unnumbered row"
+        # the handle's keys line wraps at this width; the line that returns failed has not run yet
+        marked = {m: n for n, line in enumerate(Path(jobs.__file__).read_text().splitlines(), 1)
+                  for m in ("@keys", "@failed") if line.rstrip().endswith(f"# {m}")}
+        wrapped, waiting = marked["@keys"], marked["@failed"]
+        start = next(i for i, row in enumerate(rows) if row.lstrip().startswith(f"{wrapped} "))
+        idle = next(i for i, row in enumerate(rows) if row.lstrip().startswith(f"{waiting} "))
+        assert wrapped in dive(app).step.lines and waiting not in dive(app).step.lines
+        assert not rows[start + 1][:4].strip(), f"line {wrapped} wraps onto an unnumbered row"
 
         def background(y):
             return {segment.style.bgcolor for segment in pane.render_line(y) if segment.style and segment.text.strip()}
