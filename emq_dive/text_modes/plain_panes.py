@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
+from ..echo_mq.sources import of_file
 from ..render import relative, reply_text, wire_text
 from ..session import Frame
 from . import words
 from .plain_state import Dive
-
-PACKAGE = Path(__file__).resolve().parent.parent
-CODE = {"jobs.py": PACKAGE / "echo_mq" / "jobs.py", "native.py": PACKAGE / "echo_mq" / "native.py"}
-"""Where a step's ``code`` file lives, beside the scripts directory that holds every ``.lua``."""
-
 
 SHOWN = 20
 """Members ``t`` says at a time."""
@@ -69,7 +64,7 @@ def calls_text(frame: Frame) -> str:
 
 @cache
 def _source(code: str) -> tuple[str, ...]:
-    path = CODE.get(code, PACKAGE / "echo_mq" / "scripts" / code)
+    path = of_file(code)
     return tuple(path.read_text("utf-8").splitlines()) if path.is_file() else ()
 
 

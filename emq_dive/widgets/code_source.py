@@ -4,26 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 from rich.cells import get_character_cell_size
 from rich.text import Span, Text
 
 from ..echo_mq import scripts
 from ..echo_mq.scripts import marker_lines
+from ..echo_mq.sources import FILES
 from ..stepper import Step
 from .style import foreground
 
-PACKAGE = Path(__file__).resolve().parent.parent
-SOURCES = {
-    "handle": PACKAGE / "echo_mq" / "jobs.py",
-    "lua": PACKAGE / "echo_mq" / "scripts" / "extend_locks.lua",
-    "native": PACKAGE / "echo_mq" / "native.py",
-    "module": PACKAGE / "native" / "emq_module.c",
-    "single": PACKAGE / "echo_mq" / "scripts" / "extend_lock.lua",
-    "what-if": PACKAGE / "echo_mq" / "scripts" / "extend_locks_no_guard.lua",
-    "connector": PACKAGE / "echo_mq" / "connector.py",
-}
+SOURCES = FILES
 LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c", "single": "lua", "what-if": "lua",
           "connector": "python"}
 NATIVE_VERBS = frozenset(script.native_verb.encode() for script in (scripts.extend_locks(), scripts.extend_lock()))
