@@ -12,7 +12,7 @@ from . import cost
 from .lesson_file import MAX_MEMBERS
 from .stores import Store, StoreError, open_store
 from .stores.credentials import BackendProblem, resolve_backend
-from .stores.url import masked
+from .stores.masking import masked
 
 MAX_REPEATS = 100
 """The most runs per figure ``--repeats`` may ask for."""

@@ -97,7 +97,7 @@ def drop_or_say(client: redis.Redis, queue: str, where: str, seconds: float = QU
 
 def clean_command(argv: Sequence[str]) -> int:
     """``emq-dive clean --backend URL``: list the dive queues on the server and delete those whose owner is gone."""
-    from .url import masked, scrubbed
+    from .masking import masked, scrubbed
     parser = argparse.ArgumentParser(prog="emq-dive clean", description="Delete the dive queues on a server whose "
                                      "owner is gone (killed, crashed, its terminal closed); nothing else is touched.")
     parser.add_argument("--backend", required=True, metavar="URL", help="the redis://, rediss:// or unix:// URL")

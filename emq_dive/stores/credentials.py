@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
-from .url import masked
+from .masking import masked
 
 PASSWORD_VARIABLES = ("EMQ_DIVE_PASSWORD", "REDISCLI_AUTH")
 """Where the password may come from, first found first."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import urlsplit
 
 import redis
 
@@ -14,34 +14,8 @@ from . import Store, StoreError
 from .clean import QUIT_SECONDS, clean, drop_or_say
 from .cluster import slot_owner
 from .expiry import KEY_TTL_MS, Keeper, Owner, mark
+from .masking import credentials, masked, scrubbed
 from .url_pool import UrlPool
-
-_SECRET_FIELDS = ("password", "username")
-
-
-def masked(url: str) -> str:
-    """The URL with its whole user part, and any password or username in the query, replaced by ``***``."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rsplit("@", 1)[1]
-    query = "&".join(
-        f"{name}=***" if name.lower() in _SECRET_FIELDS else pair
-        for pair in parts.query.split("&") if pair
-        for name in [pair.split("=", 1)[0]])
-    if netloc != parts.netloc:
-        url = url.replace(parts.netloc, netloc, 1)
-    if query != parts.query:
-        url = url.replace("?" + parts.query, "?" + query, 1)
-    return url
-
-
-def _credentials(url: str) -> tuple[str, str]:
-    """The user name and password the URL gives, in its user part or its query ('' where it gives none)."""
-    parts = urlsplit(url)
-    query = {name.lower(): values[-1] for name, values in parse_qs(parts.query).items()}
-    return (unquote(parts.username or "") or query.get("username", ""),
-            unquote(parts.password or "") or query.get("password", ""))
 
 
 def _password_forms(url: str) -> str:
@@ -53,7 +27,7 @@ def _password_forms(url: str) -> str:
 
 def _refusal(url: str) -> str:
     """What to tell a user whose server refused the URL's credentials, or asked for some it did not give."""
-    user, password = _credentials(url)
+    user, password = credentials(url)
     forms = _password_forms(url)
     if password:
         given = "user name and password" if user else "password"
@@ -62,14 +36,6 @@ def _refusal(url: str) -> str:
         return (f"authentication failed at {masked(url)}: the URL gives only a user name (a word before @ with no "
                 f"colon is a user name, not a password); give a password as {forms}")
     return f"the server at {masked(url)} needs a password: give it as {forms}"
-
-
-def scrubbed(text: str, url: str) -> str:
-    """``text`` with the URL's user name and password blanked, should an error ever echo them."""
-    for secret in _credentials(url):
-        if len(secret) >= 3:
-            text = text.replace(secret, "***")
-    return text
 
 
 def open_url(url: str, queue: str) -> Store:

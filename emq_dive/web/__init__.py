@@ -106,7 +106,7 @@ def serve_command(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(argv)
     from ..lessons import LessonError, find, is_path
     from ..stores.credentials import BackendProblem, resolve_backend
-    from ..stores.url import masked
+    from ..stores.masking import masked
     try:
         lesson = find(args.lesson)
         backend = resolve_backend(args.backend, os.environ, warn=_warn)
