@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__, heap
+from .screens.shot_size import SCREENSHOT_SIZE, screen_size
 
 COMMANDS = ("list", "script", "native", "bench", "serve")
 USAGE = """\
 emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
+emq-dive LESSON --screenshot FILE.svg [--size WxH] [...]  write the screen (default 120x40) and exit
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
 emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lines of text, commands from stdin
 emq-dive list                      the lessons
@@ -65,6 +67,8 @@ def _lesson_parser() -> argparse.ArgumentParser:
     modes.add_argument("--plain", action="store_true",
                        help="step the dive as plain lines of text read from stdin (for screen readers and pipes): "
                             "Enter steps, h lists every command (each TUI move has one), q quits")
+    parser.add_argument("--size", type=screen_size, metavar="WxH",
+                        help="with --screenshot: the terminal's columns and rows, such as 80x24 (default 120x40)")
     parser.add_argument("--step", type=_step_number, default=0, metavar="K",
                         help="open at step K, in the TUI, the screenshot or --plain: 0 is the handle, then one step "
                              "per member (at least one); wire 6 adds the write pass")
@@ -151,6 +155,8 @@ def run_lesson(argv: Sequence[str]) -> int:
 
 def _run_lesson(argv: Sequence[str]) -> int:
     args = _lesson_parser().parse_args(argv)
+    if args.size is not None and args.screenshot is None:
+        return _fail("--size goes with --screenshot (the TUI takes the terminal's own size)")
     problem = output_problem(args.screenshot) if args.screenshot is not None else None
     if problem:
         return _fail(f"--screenshot: {problem}")
@@ -195,7 +201,7 @@ def _run_lesson(argv: Sequence[str]) -> int:
         app = make_app(lesson, store, wire=args.wire, step=args.step)
         if args.screenshot is not None:
             try:
-                asyncio.run(save_screenshot(app, args.screenshot))
+                asyncio.run(save_screenshot(app, args.screenshot, args.size or SCREENSHOT_SIZE))
             except OSError as err:
                 if err.filename is None:
                     raise

@@ -28,15 +28,15 @@ from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
 from .guard_offer import offer_wire, what_if_elsewhere
 from .learner_moves import Remode, next_mode, toggled_guard
 from .store_moves import StoreMoves
-from .too_small import TooSmall, too_small
+from .too_small import cover_if_too_small
 
 
 class DiveScreen(Screen[None]):
     """The main screen: turns key presses into the session's store moves and shows the frames they post back."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.DIVE)
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = WIDTHS
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = HEIGHTS
+    HORIZONTAL_BREAKPOINTS = WIDTHS
+    VERTICAL_BREAKPOINTS = HEIGHTS
 
     AUTO_FOCUS = ""  # no pane: the arrows scroll the lesson and Home/End step, until tab moves them to a pane
 
@@ -97,9 +97,7 @@ class DiveScreen(Screen[None]):
             self.moves.wait_early(early)
 
     def on_resize(self) -> None:
-        width, height = self.app.size
-        if too_small(width, height) and not any(isinstance(s, TooSmall) for s in self.app.screen_stack):
-            self.app.push_screen(TooSmall())
+        cover_if_too_small(self.app, self.session.lesson.id)
 
     def on_section_shown(self, message: SectionShown) -> None:
         self.query_one(LessonCaption).show(message.title, message.at, message.count)
@@ -281,9 +279,7 @@ class DiveScreen(Screen[None]):
         self.lesson_toggled = not self.lesson_toggled
 
     def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
+        tools.open_help(self.app)
 
     def action_sandbox(self) -> None:
         if self._idle(settled=False) is not None:
