@@ -15,6 +15,11 @@ OWN_FLOOR = 0.5
 """Every dive action found scores above this, and every one of Textual's entries below it: the dive's come first."""
 
 
+def squeezed(score: float) -> float:
+    """A fuzzy matcher's score (0 and up) squeezed into 0 to 1."""
+    return score / (score + 1) if score > 0 else 0.0
+
+
 def matched(key: Key, query: str) -> float:
     """How well every word of ``query`` names ``key``: the weakest typed word's match, or 0 when one misses."""
     title = key.title.lower().replace("/", " ").split()
@@ -56,10 +61,10 @@ class DiveCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for key in in_palette():
-            score = max(matched(key, query), 0.8 * matcher.match(key.title))
+            score = max(matched(key, query), 0.8 * squeezed(matcher.match(key.title)))
             if score > 0:
                 yield Hit(OWN_FLOOR + score / 2, matcher.highlight(key.title), self._run(key), text=key.title,
                           help=self._help(key))
         for name, help_text, callback, *_ in self.app.get_system_commands(self.screen):
             if (score := matcher.match(name)) > 0:
-                yield Hit(score * OWN_FLOOR * 0.99, matcher.highlight(name), callback, help=help_text)
+                yield Hit(OWN_FLOOR * squeezed(score), matcher.highlight(name), callback, help=help_text)

@@ -52,7 +52,7 @@ class TryRow(Static):
             return  # the same keys: nothing to lay out again
         self.offers = offers
         style = self.get_component_rich_style("try-row--key", partial=True)
-        text = Text("try it:", end="")
+        text = Text("try:", end="")
         for key, words in offers:
             text.append("  ")
             text.append(key.display, style=style)
