@@ -30,8 +30,10 @@ class Where(Enum):
 class Now:
     """What the dive stands at, as the learn keys' rules ask it: the run's mode, wire and progress."""
 
-    mode: str = "batch"
-    """The stepper's mode: ``batch``, ``singles`` or ``guard-off``."""
+    batch: bool = True
+    """True while the held list goes as one batch (its guard on or off), not as single calls."""
+    what_if: bool = False
+    """True while the batch runs without its guard (the what-if)."""
     wire: int = 4
     what_if_wire: int = 4
     """The wire the guard's what-if runs on."""
@@ -53,11 +55,11 @@ class Offer:
 
 
 def _batch_here(now: Now) -> bool:
-    return now.mode == "batch" and now.wire == now.what_if_wire
+    return now.batch and now.wire == now.what_if_wire
 
 
 def _batch_elsewhere(now: Now) -> bool:
-    return now.mode == "batch" and now.wire != now.what_if_wire
+    return now.batch and not now.what_if and now.wire != now.what_if_wire
 
 
 @dataclass(frozen=True)
@@ -121,12 +123,12 @@ KEYMAP: tuple[Key, ...] = (
     Key("m", ("m",), "mode", "run mode batch⇄singles",
         "run mode: one batch ⇄ N single calls of extend_lock (each its own clock read and error)", Group.LEARN,
         title="Run mode: batch ⇄ singles", words="singles single calls one by one", section="try-singles",
-        offers=(Offer("singles", lambda now: now.mode != "singles"), Offer("batch", lambda now: True))),
+        offers=(Offer("singles", lambda now: now.batch), Offer("batch", lambda now: True))),
     Key("g", ("g",), "guard", "guard off (what-if)",
-        "guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only (on wire 6 it offers "
-        "wire 4)", Group.LEARN, title="Guard off (what-if)", words="zscore check remove membership",
-        section="try-guard-off", offers=(Offer("guard off", _batch_here), Offer("guard on", lambda now: now.mode ==
-                                         "guard-off"), Offer("guard off · wire {what_if_wire}", _batch_elsewhere))),
+        "guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only", Group.LEARN,
+        title="Guard off (what-if)", words="zscore check remove membership", section="try-guard-off",
+        offers=(Offer("guard on", lambda now: now.what_if), Offer("guard off", _batch_here),
+                Offer("guard off · wire {what_if_wire}", _batch_elsewhere))),
     Key("k", ("k",), "reap", "race a reaper", "race a reaper: it reaps the next member not yet checked; back undoes it",
         Group.LEARN, title="Race a reaper", words="reaper reap race lapse pending", section="try-reaper",
         offers=(Offer("reaper", lambda now: not now.done),)),
@@ -145,8 +147,8 @@ KEYMAP: tuple[Key, ...] = (
         offers=(Offer("cost", lambda now: True),)),
     Key("x", ("x",), "transcript", "write transcript", "write the transcript of the run so far (Markdown)",
         Group.LEARN, title="Write the transcript", words="save export markdown record"),
-    Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane (where the screen has no room for it, it "
-        "opens over the batch)", Group.LESSON, footer=True, title="Show / hide the lesson",
+    Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane (on a small screen it opens over the batch)",
+        Group.LESSON, footer=True, title="Show / hide the lesson",
         words="lesson hide show pane toggle read"),
     Key("[", ("left_square_bracket",), "section(-1)", "prev section", "the previous lesson section", Group.LESSON,
         title="Previous lesson section", words="lesson back read"),

@@ -30,6 +30,14 @@ HEIGHTS: list[tuple[int, str]] = [(0, "-h-short"), (32, "-h-tall")]
 """The screen's height classes: below 32 rows the lesson folds to a caption and the secondary panes shrink."""
 
 
+def size_classes(width: int, height: int) -> dict[str, bool]:
+    """The breakpoint classes for a ``width`` × ``height`` screen, each on or off, as Textual sets them on a resize
+    (which it first sends after the first paint: the screen sets them on mount too, so that paint has the layout)."""
+    on = {next(name for least, name in reversed(points) if size >= least)
+          for points, size in ((WIDTHS, width), (HEIGHTS, height))}
+    return {name: name in on for _, name in (*WIDTHS, *HEIGHTS)}
+
+
 def panes(session: Session, frame: Reactive[Any], playing: Reactive[Any], busy: Reactive[Any], asking: Reactive[Any]
           ) -> ComposeResult:
     """The header, the stepping panes, the lesson (or its caption), the Try it row and the footer, bound to the

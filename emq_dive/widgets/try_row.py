@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
+from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
@@ -12,7 +12,7 @@ from ..echo_mq.wires import WIRES
 from ..keymap import Key, Now, learn_offers
 from ..session import Frame
 from ..stepper import MODES
-from ..stepper.modes import available
+from ..stepper.modes import RUN_MODES, available, run_mode_of
 
 WHAT_IF = next(mode.key for mode in MODES.values() if mode.what_if)
 """The run mode that is a what-if (the guard off)."""
@@ -25,8 +25,8 @@ def now_of(frame: Frame | None) -> Now:
     if frame is None or frame.played is None:
         return Now(what_if_wire=WHAT_IF_WIRE)
     played = frame.played
-    return Now(mode=played.mode, wire=frame.wire, what_if_wire=WHAT_IF_WIRE, predicting=played.predicting,
-               done=frame.step.done)
+    return Now(batch=run_mode_of(played.mode) == RUN_MODES[0], what_if=played.what_if, wire=frame.wire,
+               what_if_wire=WHAT_IF_WIRE, predicting=played.predicting, done=frame.step.done)
 
 
 class TryRow(Static):
@@ -34,30 +34,21 @@ class TryRow(Static):
 
     DEFAULT_CSS: ClassVar[str] = """
     TryRow { height: auto; padding: 0 1; background: $footer-background; color: $footer-description-foreground; }
-    TryRow > .try-row--key { color: $footer-key-foreground; text-style: bold; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"try-row--key"}
 
     frame: var[Frame | None] = var(None, always_update=True)
     """The frame on screen, whose mode, wire and progress say which keys apply."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self.offers: tuple[tuple[Key, str], ...] = ()
-        """The keys on show, each with its words."""
+    offers: tuple[tuple[Key, str], ...] = ()
+    """The keys on show, each with its words."""
 
     def watch_frame(self, frame: Frame | None) -> None:
         offers = learn_offers(now_of(frame))
         if offers == self.offers:
             return  # the same keys: nothing to lay out again
         self.offers = offers
-        style = self.get_component_rich_style("try-row--key", partial=True)
-        text = Text("try:", end="")
-        for key, words in offers:
-            text.append("  ")
-            text.append(key.display, style=style)
-            text.append(f" {words}")
-        self.update(text)
+        parts = [Content.assemble((key.display, "$footer-key-foreground bold"), f" {words}") for key, words in offers]
+        self.update(Content("  ").join([Content("try:"), *parts]))  # the theme's key colour, a new theme too
 
     def shown_keys(self) -> list[str]:
         """The offered keys as the row names them, ``m singles``."""
