@@ -68,7 +68,7 @@ def _lesson_parser() -> argparse.ArgumentParser:
                        help="step the dive as plain lines of text read from stdin (for screen readers and pipes): "
                             "Enter steps, h lists every command (each TUI move has one), q quits")
     parser.add_argument("--size", type=screen_size, metavar="WxH",
-                        help="with --screenshot: the terminal's columns and rows, such as 80x24 (default 120x40)")
+                        help="the columns and rows of the --screenshot, such as 80x24 (default 120x40)")
     parser.add_argument("--step", type=_step_number, default=0, metavar="K",
                         help="open at step K, in the TUI, the screenshot or --plain: 0 is the handle, then one step "
                              "per member (at least one); wire 6 adds the write pass")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual.content import Content
 from textual.widgets import Static
 
 
@@ -16,4 +17,7 @@ class LessonCaption(Static):
 
     def show(self, title: str, at: int, count: int) -> None:
         """Name section ``at`` of ``count``, titled ``title``."""
-        self.update(f"lesson {at}/{count} · {title} · l opens it")
+        content = Content(f"lesson {at}/{count} · {title} · l opens it")
+        width = self.content_region.width
+        # a new section is one repaint: the screen is laid out again only when the caption's height changes
+        self.update(content, layout=bool(width) and len(content.wrap(width)) != self.content_region.height)

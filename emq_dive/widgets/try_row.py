@@ -48,7 +48,10 @@ class TryRow(Static):
             return  # the same keys: nothing to lay out again
         self.offers = offers
         parts = [Content.assemble((key.display, "$footer-key-foreground bold"), f" {words}") for key, words in offers]
-        self.update(Content("  ").join([Content("try:"), *parts]))  # the theme's key colour, a new theme too
+        content = Content("  ").join([Content("try:"), *parts])  # the theme's key colour, a new theme too
+        width = self.content_region.width
+        # a layout pass costs more than the paint: lay the screen out again only when the row's height changes
+        self.update(content, layout=not width or len(content.wrap(width)) != self.content_region.height)
 
     def shown_keys(self) -> list[str]:
         """The offered keys as the row names them, ``m singles``."""
