@@ -153,6 +153,9 @@ async def test_entering_a_mode_brings_its_try_it_section():
             await press(app, pilot, *keys)
             assert pane.section == section, keys
             assert pane.top == 0 and str(pane.border_title).startswith("Try it")
+            if section == "try-singles":
+                await press(app, pilot, "right", "right")
+                assert pane.section == section, "the Try it stays while the steps of that mode go on"
 
 
 @pytest.mark.parametrize(("typed", "title"), [

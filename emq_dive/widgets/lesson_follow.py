@@ -47,7 +47,12 @@ def brought(lesson: Lesson, old: Frame | None, new: Frame | None) -> str | None:
     key = by_action(entered(old.played if old is not None else None, new.played) or "no learn mode")
     if key is not None and any(section.key == key.section for section in lesson.sections):
         return key.section
-    if old is None or old.step.source != new.step.source:
+    if (old is None or old.step.source != new.step.source) and not trying(new.played):
         section = lesson.section_for(new.step.source)
         return section.key if section is not None else None
-    return None
+    return None  # in a learn mode its Try it stays on show while the steps go on
+
+
+def trying(played: Played | None) -> bool:
+    """True while the run is in a learn mode: singles, the what-if, predictions or a reaper's race."""
+    return played is not None and (played.mode != RUN_MODES[0] or played.predicting or reaped(played))
