@@ -23,6 +23,7 @@ from .keymap import Where
 from .lessons import Lesson
 from .screens.dive import DiveScreen
 from .screens.palette import DiveCommands
+from .screens.shot_size import SCREENSHOT_SIZE
 from .session import Session
 from .stores.protocol import StoreLike
 from .widgets.key_bindings import bindings
@@ -47,7 +48,7 @@ class DiveApp(App[None]):
     CSS_PATH: ClassVar[str] = "app.tcss"
     TITLE = "emq-dive"
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
-    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {*App.COMMANDS, DiveCommands}
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiveCommands}  # Textual's own after
 
     def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark") -> None:
         super().__init__()
@@ -125,8 +126,9 @@ async def wait_ready(app: DiveApp, pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def save_screenshot(app: DiveApp, path: str | Path, size: tuple[int, int] = (120, 40)) -> Path:
-    """Run ``app`` headless until its first full frame at the requested step, write it as SVG, and exit."""
+async def save_screenshot(app: DiveApp, path: str | Path, size: tuple[int, int] = SCREENSHOT_SIZE) -> Path:
+    """Run ``app`` headless at ``size`` (columns, rows) until its first full frame at the requested step, write it
+    as SVG, and exit."""
     target = Path(path)
 
     async def auto(pilot: Pilot[Any]) -> None:

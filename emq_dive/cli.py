@@ -12,6 +12,7 @@ from typing import NoReturn
 from . import __version__, launch
 from .launch import step_count, step_problem, text_mode
 from .paths import output_problem
+from .screens.shot_size import SCREENSHOT_SIZE, screen_size
 
 __all__ = ["main", "output_problem", "run_lesson", "step_count", "step_problem"]
 _text_mode = text_mode
@@ -19,6 +20,7 @@ _text_mode = text_mode
 COMMANDS = ("list", "script", "native", "bench", "serve", "clean")
 USAGE = """\
 emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6] [--step K] [--screenshot FILE.svg]
+emq-dive LESSON --screenshot FILE.svg [--size WxH] [...]  write the screen (default 120x40) and exit
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
 emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lines of text, commands from stdin
 emq-dive PATH.toml [...]           open a lesson file by its path
@@ -69,6 +71,8 @@ def _lesson_parser() -> argparse.ArgumentParser:
     modes.add_argument("--plain", action="store_true",
                        help="step the dive as plain lines of text read from stdin (for screen readers and pipes): "
                             "Enter steps, h lists every command (each TUI move has one), q quits")
+    parser.add_argument("--size", type=screen_size, metavar="WxH",
+                        help="the columns and rows of the --screenshot, such as 80x24 (default 120x40)")
     parser.add_argument("--step", type=_step_number, default=0, metavar="K",
                         help="open at step K, in the TUI, the screenshot or --plain: 0 is the handle, then one step "
                              "per member (at least one); wire 6 adds the write pass")
@@ -88,6 +92,8 @@ def _fail(message: str) -> int:
 def run_lesson(argv: Sequence[str]) -> int:
     """Open a lesson in the TUI (or write its screenshot, transcript or plain run) on the chosen backend."""
     args = _lesson_parser().parse_args(argv)
+    if args.size is not None and args.screenshot is None:
+        return _fail("--size goes with --screenshot (the TUI takes the terminal's own size)")
     from .stores.credentials import BackendProblem, resolve_backend
     try:
         backend = resolve_backend(args.backend, os.environ, warn=_warn)
@@ -95,7 +101,7 @@ def run_lesson(argv: Sequence[str]) -> int:
         return _fail(str(err))
     return launch.run(launch.LaunchOptions(
         lesson=args.lesson, backend=backend, wire=args.wire, step=args.step, screenshot=args.screenshot,
-        transcript=args.transcript, plain=args.plain))
+        transcript=args.transcript, plain=args.plain, size=args.size or SCREENSHOT_SIZE))
 
 
 def _warn(message: str) -> None:

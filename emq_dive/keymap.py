@@ -3,6 +3,7 @@ mode's commands map onto it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -23,6 +24,42 @@ class Where(Enum):
     APP = "app"
     PANE = "pane"
     TEXTUAL = "textual"
+
+
+@dataclass(frozen=True)
+class Now:
+    """What the dive stands at, as the learn keys' rules ask it: the run's mode, wire and progress."""
+
+    batch: bool = True
+    """True while the held list goes as one batch (its guard on or off), not as single calls."""
+    what_if: bool = False
+    """True while the batch runs without its guard (the what-if)."""
+    wire: int = 4
+    what_if_wire: int = 4
+    """The wire the guard's what-if runs on."""
+    predicting: bool = False
+    done: bool = False
+    """True once the run has checked its last member."""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """How the Try it row offers a learn key now: its words (``{what_if_wire}`` from Now), and when."""
+
+    words: str
+    applies: Callable[[Now], bool]
+
+    def said(self, now: Now) -> str:
+        """The words, filled in from ``now``."""
+        return self.words.format(what_if_wire=now.what_if_wire)
+
+
+def _batch_here(now: Now) -> bool:
+    return now.batch and now.wire == now.what_if_wire
+
+
+def _batch_elsewhere(now: Now) -> bool:
+    return now.batch and not now.what_if and now.wire != now.what_if_wire
 
 
 @dataclass(frozen=True)
@@ -49,6 +86,16 @@ class Key:
     """The command palette's title; empty for a key the palette does not list."""
     words: str = ""
     """More words a learner might type to find it in the palette."""
+    offers: tuple[Offer, ...] = ()
+    """How the Try it row offers it, the first that applies now; none for a key it does not show."""
+    section: str = ""
+    """The lesson section that teaches it (its Try it), which entering its mode brings."""
+    unfocused: bool = False
+    """True for a pane's key the dive also binds, for the lesson, while no pane has the focus."""
+
+    def offered(self, now: Now) -> str:
+        """The Try it row's words for this key now, or empty when it does not apply."""
+        return next((offer.said(now) for offer in self.offers if offer.applies(now)), "")
 
     def actions(self) -> list[tuple[str, str]]:
         """Each Textual key name with the action it runs."""
@@ -64,10 +111,10 @@ KEYMAP: tuple[Key, ...] = (
     Key("←", ("left",), "back", "back", "undo the last step: back restores the store through the engine",
         Group.STEP, footer=True, priority=True, title="Step back", words="undo previous rewind"),
     Key("Home", ("home",), "home", "home", "back to the handle, before anything was sent", Group.STEP,
-        priority=True, title="Back to the handle", words="start beginning restart rewind"),
-    Key("End", ("end",), "end", "end", "run every remaining step and check the run", Group.STEP, priority=True,
+        title="Back to the handle", words="start beginning restart rewind"),
+    Key("End", ("end",), "end", "end", "run every remaining step and check the run", Group.STEP,
         title="Run to the end", words="finish all last"),
-    Key("space", ("space",), "play", "play/pause", f"play or pause, one step every {PACE:.1f} s", Group.STEP,
+    Key("space", ("space",), "play", "play", f"play or pause, one step every {PACE:.1f} s", Group.STEP,
         footer=True, priority=True, title="Play / pause", words="auto run stop"),
     Key("w", ("w",), "wire", "wire 4⇄6", "switch the wire (4 · EVALSHA ⇄ 6 · EMQ.EXTENDS) and compare both twins",
         Group.STEP, footer=True, title="Switch the wire", words="native evalsha compare twin module"),
@@ -75,38 +122,53 @@ KEYMAP: tuple[Key, ...] = (
         Group.STEP, footer=True, title="Pick a fate", words="gone stale reaped wrongtype verbs"),
     Key("m", ("m",), "mode", "run mode batch⇄singles",
         "run mode: one batch ⇄ N single calls of extend_lock (each its own clock read and error)", Group.LEARN,
-        title="Run mode", words="singles single calls one by one batch"),
+        title="Run mode: batch ⇄ singles", words="singles single calls one by one", section="try-singles",
+        offers=(Offer("singles", lambda now: now.batch), Offer("batch", lambda now: True))),
     Key("g", ("g",), "guard", "guard off (what-if)",
         "guard off (what-if): the batch script without its ZSCORE check, wire 4 batch only", Group.LEARN,
-        title="Guard off (what-if)", words="zscore check remove membership"),
+        title="Guard off (what-if)", words="zscore check remove membership", section="try-guard-off",
+        offers=(Offer("guard on", lambda now: now.what_if), Offer("guard off", _batch_here),
+                Offer("guard off · wire {what_if_wire}", _batch_elsewhere))),
     Key("k", ("k",), "reap", "race a reaper", "race a reaper: it reaps the next member not yet checked; back undoes it",
-        Group.LEARN, title="Race a reaper", words="reap race lapse pending"),
+        Group.LEARN, title="Race a reaper", words="reaper reap race lapse pending", section="try-reaper",
+        offers=(Offer("reaper", lambda now: not now.done),)),
     Key("p", ("p",), "predict", "predict mode", "predict mode: each step asks first, 1–6 answers, the score at the end",
-        Group.LEARN, title="Predict mode", words="guess quiz score"),
+        Group.LEARN, title="Predict mode", words="guess quiz score", section="try-predict",
+        offers=(Offer("predict", lambda now: not now.predicting), Offer("predict off", lambda now: True))),
     Key("1–6", tuple("123456"), "guess({key})", "predict", "answer predict mode's question with that choice",
         Group.LEARN),
     Key("e", ("e",), "sandbox", "edit the batch",
         "the sandbox: edit the batch (members, fates, tokens, lease_ms, order), run it, save it as a lesson",
-        Group.LEARN, title="Edit the batch", words="sandbox change members tokens lease save lesson"),
+        Group.LEARN, title="Edit the batch", words="sandbox change members tokens lease save",
+        offers=(Offer("sandbox", lambda now: True),)),
     Key("c", ("c",), "cost", "cost, measured",
         "measure what one lease costs here: one batch, N singles, natively, for 1, 100 and 1,000 leases",
-        Group.LEARN, title="Measure the cost", words="benchmark speed time microseconds"),
+        Group.LEARN, title="Measure the cost", words="benchmark speed time microseconds",
+        offers=(Offer("cost", lambda now: True),)),
     Key("x", ("x",), "transcript", "write transcript", "write the transcript of the run so far (Markdown)",
         Group.LEARN, title="Write the transcript", words="save export markdown record"),
+    Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane (on a small screen it opens over the batch)",
+        Group.LESSON, footer=True, title="Show / hide the lesson",
+        words="lesson hide show pane toggle read"),
     Key("[", ("left_square_bracket",), "section(-1)", "prev section", "the previous lesson section", Group.LESSON,
         title="Previous lesson section", words="lesson back read"),
     Key("]", ("right_square_bracket",), "section(1)", "next section", "the next lesson section", Group.LESSON,
         title="Next lesson section", words="lesson forward read"),
-    Key("↑", ("up",), "scroll(-1)", "scroll up", "scroll the pane with the focus up a line", Group.LESSON,
-        Where.PANE),
-    Key("↓", ("down",), "scroll(1)", "scroll down", "scroll it down a line", Group.LESSON, Where.PANE),
-    Key("PgUp", ("pageup",), "scroll(-0.9)", "page up", "scroll it up a page", Group.LESSON, Where.PANE),
+    Key("↑", ("up",), "scroll(-1)", "scroll up", "scroll the pane with the focus (or, with none, the lesson) up a "
+        "line", Group.LESSON, Where.PANE, unfocused=True),
+    Key("↓", ("down",), "scroll(1)", "scroll down", "scroll it down a line", Group.LESSON, Where.PANE, unfocused=True),
+    Key("PgUp", ("pageup",), "scroll(-0.9)", "page up", "scroll it up a page", Group.LESSON, Where.PANE,
+        unfocused=True),
     Key("PgDn", ("pagedown",), "scroll(0.9)", "page down", "scroll it down a page (the wheel scrolls too)",
+        Group.LESSON, Where.PANE, unfocused=True),
+    Key("Home", ("home",), "scroll_home", "top", "in a pane you moved to with tab: scroll it to its top",
         Group.LESSON, Where.PANE),
-    Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane", Group.LESSON, title="Show / hide the lesson",
-        words="lesson hide show pane toggle"),
-    Key("tab", ("tab",), "focus_next", "focus", "move the arrows to the wire or store pane, to scroll it",
-        Group.APP, Where.TEXTUAL),
+    Key("End", ("end",), "scroll_end", "bottom", "in a pane you moved to with tab: scroll it to its bottom",
+        Group.LESSON, Where.PANE),
+    Key("esc", ("escape",), "leave", "leave", "leave that pane: the arrows scroll the lesson again, Home and End "
+        "step the run", Group.LESSON, Where.PANE),
+    Key("tab", ("tab",), "focus_next", "focus", "move the arrows to the wire, store or lesson pane, to scroll it",
+        Group.APP, Where.TEXTUAL, title="Move to a pane, to scroll it (tab)", words="tab focus scroll pane wire store"),
     Key("ctrl+p", ("ctrl+p",), "command_palette", "palette", "every action in the command palette", Group.APP,
         Where.TEXTUAL),
     Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True),
@@ -114,6 +176,11 @@ KEYMAP: tuple[Key, ...] = (
         title="Help", words="keys panes explain"),
 )
 """Every key of the dive, in the order the help lists them."""
+
+
+def learn_offers(now: Now) -> tuple[tuple[Key, str], ...]:
+    """The learn keys that apply ``now``, each with the words the Try it row shows for it, in the table's order."""
+    return tuple((key, said) for key in KEYMAP if (said := key.offered(now)))
 
 
 def keys_of(where: Where) -> tuple[Key, ...]:

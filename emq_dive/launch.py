@@ -27,6 +27,8 @@ class LaunchOptions:
     screenshot: str | None = None
     transcript: str | None = None
     plain: bool = False
+    size: tuple[int, int] = (120, 40)
+    """The columns and rows of the screenshot."""
 
 
 def fail(message: str) -> int:
@@ -119,7 +121,7 @@ def _tui(args: LaunchOptions, lesson: Any, store: Any) -> int:
     app = make_app(lesson, store, wire=args.wire, step=args.step)
     if args.screenshot is not None:
         try:
-            asyncio.run(save_screenshot(app, args.screenshot))
+            asyncio.run(save_screenshot(app, args.screenshot, args.size))
         except OSError as err:
             if err.filename is None:
                 raise

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from textual.widgets import Static
+
 from emq_dive.echo_mq import keyspace
 from emq_dive.stepper import REMOVED_TEXT, Check, Raised, Verdict
 from emq_dive.stepper.modes import WHAT_IF_REFUSAL
@@ -96,11 +98,13 @@ async def test_guard_off_is_refused_in_singles_and_on_wire_6():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = dive(app)
-        await press(app, pilot, "g")
+        await press(app, pilot, "g")  # on wire 6 it offers wire 4 (tests/test_layout.py), and says why
+        assert WHAT_IF_REFUSAL in str(app.screen.query_one("#switch-wire", Static).content)
+        await press(app, pilot, "escape")
         assert screen.session.stepper.mode == "batch" and not screen.session.guard_off
-        assert any(WHAT_IF_REFUSAL in said for said in notices)
         await press(app, pilot, "m", "g")
         assert screen.session.stepper.mode == "singles" and screen.session.stepper.wire == 6
+        assert any(WHAT_IF_REFUSAL in said for said in notices), "in singles it is refused, with the reason"
 
 
 @asynctest

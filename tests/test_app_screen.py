@@ -74,7 +74,7 @@ async def test_the_wire_pane_scrolls_from_the_keyboard_and_says_what_is_out_of_s
         assert pane.hidden_above and f"↑{pane.hidden_above} more · tab, ↑↓" in screen_text(app)
         while not pane.has_focus:
             await press(app, pilot, "tab")
-        await press(app, pilot, "pageup", "up", "up")
+        await press(app, pilot, "pageup", "up", "up", "pageup")
         assert pane.top == 0 and "the command: EVALSHA" in screen_text(app)
         assert f"↓{pane.hidden_below} more · ↑↓ scroll" in screen_text(app)
         await press(app, pilot, "right")
@@ -91,9 +91,11 @@ async def test_the_store_pane_at_80x24_scrolls_to_pending_and_the_rows():
         assert store.hidden_below and "more · tab, ↑↓" in screen_text(app)
         while not store.has_focus:
             await press(app, pilot, "tab")
-        await press(app, pilot, "pagedown", "pagedown")
+        await press(app, pilot, "end")  # the pane's own End: its last line, the run stays at step 2
+        assert "JOB04 1" in screen_text(app) and store.hidden_below == 0 and screen.step.index == 2
+        await press(app, pilot, "up")
         text = screen_text(app)
-        assert "rows" in text and "JOB04 1" in text and store.hidden_below == 0
+        assert "rows" in text and "JOB03 1" in text
         assert "pending (1)" in store.full_text()
 
 

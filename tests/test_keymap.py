@@ -12,6 +12,8 @@ from emq_dive.app import DiveApp
 from emq_dive.keymap import KEYMAP, Where, by_action, in_palette, keys_of
 from emq_dive.screens.dive import DiveScreen
 from emq_dive.screens.help import HELP
+from emq_dive.widgets.key_bindings import bound_by
+from emq_dive.widgets.lesson_pane import LessonPane
 from emq_dive.widgets.scrolled import ScrolledLines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,14 +44,18 @@ def bound(bindings: list) -> dict[str, tuple[str, str, bool]]:
 def test_the_bindings_and_the_footer_are_the_tables():
     for where, node in ((Where.DIVE, DiveScreen), (Where.APP, DiveApp), (Where.PANE, ScrolledLines)):
         expected = {name: (action, key.description, key.footer)
-                    for key in keys_of(where) for name, action in key.actions()}
+                    for key in bound_by(where) for name, action in key.actions()}
         assert bound(node.BINDINGS) == expected, where
+    unfocused = {key.keys[0] for key in KEYMAP if key.unfocused}
+    assert unfocused == {"up", "down", "pageup", "pagedown"}, "with no pane focused, the dive scrolls the lesson"
+    assert all(not bound(DiveScreen.BINDINGS)[name][0].startswith("scroll_") for name in ("home", "end"))
     assert bound(DiveScreen.BINDINGS)["5"] == ("guess(5)", "predict", False)
 
 
 def test_every_action_the_table_names_exists_where_it_is_bound():
-    for where, node in ((Where.DIVE, DiveScreen), (Where.APP, DiveApp), (Where.PANE, ScrolledLines)):
-        for key in keys_of(where):
+    for where, node in ((Where.DIVE, DiveScreen), (Where.APP, DiveApp), (Where.PANE, ScrolledLines),
+                        (Where.PANE, LessonPane)):
+        for key in bound_by(where):
             for _, action in key.actions():
                 assert callable(getattr(node, f"action_{action.split('(')[0]}", None)), (where, action)
 
@@ -62,7 +68,8 @@ def test_the_help_lists_every_key_with_the_tables_words():
 def test_the_palette_lists_every_action_with_a_title_and_words():
     titles = [key.title for key in in_palette()]
     assert len(titles) == len(set(titles)), "two palette entries share a title"
-    assert all(key.where in (Where.DIVE, Where.APP) for key in in_palette()), "the palette runs bound actions only"
+    assert all(key.where in (Where.DIVE, Where.APP, Where.TEXTUAL) for key in in_palette()), \
+        "the palette runs the actions the dive, the app or Textual bind, not a pane's"
 
 
 def test_each_action_finds_its_key():

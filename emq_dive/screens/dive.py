@@ -9,7 +9,6 @@ from textual.binding import BindingType
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from ..echo_mq.wires import wire
@@ -20,21 +19,26 @@ from ..stepper import Step
 from ..text_modes.transcript import Recorder
 from ..widgets.code_pane import CodePane
 from ..widgets.key_bindings import bindings
+from ..widgets.lesson_caption import LessonCaption
+from ..widgets.lesson_follow import SectionShown
 from ..widgets.lesson_pane import LessonPane
 from . import dive_tools as tools
-from .dive_layout import panes
+from .dive_layout import HEIGHTS, WIDTHS, panes, size_classes
 from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
+from .guard_offer import offer_wire, what_if_elsewhere
 from .learner_moves import Remode, next_mode, toggled_guard
 from .store_moves import StoreMoves
-from .too_small import TooSmall, too_small
+from .too_small import cover_if_too_small
 
 
 class DiveScreen(Screen[None]):
     """The main screen: turns key presses into the session's store moves and shows the frames they post back."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.DIVE)
+    HORIZONTAL_BREAKPOINTS = WIDTHS
+    VERTICAL_BREAKPOINTS = HEIGHTS
 
-    AUTO_FOCUS = "#lesson"  # the arrows scroll the lesson until tab takes them to the wire or store pane
+    AUTO_FOCUS = ""  # no pane: the arrows scroll the lesson and Home/End step, until tab moves them to a pane
 
     # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it
     # (the footer's keys and every lesson block too) each time a step lands; the panes repaint themselves.
@@ -47,9 +51,7 @@ class DiveScreen(Screen[None]):
     asking: var[bool] = var(False)
     """True while predict mode waits for a digit before it runs the next step."""
     lesson_toggled: var[bool] = var(False)
-    """True when the learner pressed l: the lesson hides on a wide screen, and takes over a narrow one."""
-    narrow: var[bool] = var(False)
-    """True below 100 columns or 32 rows, where the secondary panes fold away."""
+    """True when the learner pressed l: the lesson hides on a wide screen, and opens over the batch on a small one."""
 
     def __init__(self, session: Session, start_step: int = 0) -> None:
         super().__init__()
@@ -83,7 +85,8 @@ class DiveScreen(Screen[None]):
         return self.query_one(CodePane).deferred or self.query_one(LessonPane).deferred
 
     def on_mount(self) -> None:
-        self.on_resize()  # the layout for this size before the first paint, not after it
+        self.update_classes(size_classes(*self.app.size))  # the layout for this size before the first paint
+        self.on_resize()
         self._timer = self.set_interval(PACE, self._tick, pause=True)
         early = self.session.take_early()
         if early is None:
@@ -95,14 +98,10 @@ class DiveScreen(Screen[None]):
             self.moves.wait_early(early)
 
     def on_resize(self) -> None:
-        self.narrow = self.size.width < 100 or self.size.height < 32
-        width, height = self.app.size
-        if too_small(width, height) and not any(isinstance(s, TooSmall) for s in self.app.screen_stack):
-            self.app.push_screen(TooSmall())
+        cover_if_too_small(self.app, self.session.lesson.id)
 
-    def watch_narrow(self, narrow: bool) -> None:
-        self.set_class(narrow, "-narrow")
-        self.query_one(Footer).show_command_palette = not narrow  # ? help and q quit keep their room
+    def on_section_shown(self, message: SectionShown) -> None:
+        self.query_one(LessonCaption).show(message.title, message.at, message.count)
 
     def watch_playing(self, playing: bool) -> None:
         if self._timer is not None:
@@ -237,8 +236,17 @@ class DiveScreen(Screen[None]):
             self._remode(next_mode(played, len(self.session.held)))
 
     def action_guard(self) -> None:
-        if (played := self._idle()) is not None:
+        if (played := self._idle()) is None:
+            return
+        elsewhere = what_if_elsewhere(played, self.wire)
+        if elsewhere is None:
             self._remode(toggled_guard(played))
+        else:
+            offer_wire(self.app, self.wire, elsewhere, lambda: self._what_if_on(elsewhere))
+
+    def _what_if_on(self, wire: int) -> None:
+        self._start(f"moving to wire {wire} and running the what-if without the guard…")
+        self.moves.what_if_on(wire)
 
     def action_reap(self) -> None:
         if self._idle() is not None:
@@ -264,13 +272,15 @@ class DiveScreen(Screen[None]):
     def action_section(self, delta: int) -> None:
         self.query_one(LessonPane).browse(delta)
 
+    def action_scroll(self, by: int | float) -> None:
+        """Scroll the lesson (the arrows and pages, while no pane has the focus)."""
+        self.query_one(LessonPane).action_scroll(by)
+
     def action_lesson(self) -> None:
         self.lesson_toggled = not self.lesson_toggled
 
     def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
+        tools.open_help(self.app)
 
     def action_sandbox(self) -> None:
         if self._idle(settled=False) is not None:

@@ -1,4 +1,4 @@
-"""The dive's learner tools: the sandbox editor (e), the cost view (c) and the transcript (x)."""
+"""The dive's learner tools: the sandbox editor (e), the cost view (c), the transcript (x) and the help (?)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,13 @@ def open_sandbox(app: App[Any], session: Session, run: Callable[[SandboxBatch], 
 
     batch = current_batch(session.lesson, session.held, session.fates)
     app.push_screen(SandboxEditor(batch, session.lesson), edited)
+
+
+def open_help(app: App[Any]) -> None:
+    """Open the help: every key and what each pane shows."""
+    from .help import HelpScreen
+
+    app.push_screen(HelpScreen())
 
 
 def open_cost(app: App[Any], session: Session) -> None:

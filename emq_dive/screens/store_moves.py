@@ -13,6 +13,7 @@ from ..heap import collector_paused
 from ..sandbox import SandboxBatch
 from ..session import Frame, Session, with_seq
 from ..stepper import Check, ModeRefused, NothingToReap
+from ..stepper.modes import RUN_MODES
 from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
 
 BIG_MOVE = 64
@@ -103,6 +104,21 @@ class StoreMoves:
                 with self.session.store.io(), collector_paused():
                     frame = self.session.set_mode(run_mode, guard_off)
             except ModeRefused as refused:
+                return Refused(str(refused))
+            return FrameReady(with_seq(frame, seq))
+        self._run(work, "mode", exclusive=True)
+
+    def what_if_on(self, wire: int) -> None:
+        """Carry on on ``wire`` in the batch run mode with its guard off, to the same step: g's offer, confirmed on
+        a wire the what-if does not run on."""
+        def work(seq: int) -> Message:
+            was = self.session.wire
+            try:
+                with self.session.store.io(), collector_paused():
+                    self.session.wire = wire  # set_mode builds the new stepper on the session's wire
+                    frame = self.session.set_mode(RUN_MODES[0], True)
+            except ModeRefused as refused:
+                self.session.wire = was  # refused before anything ran: the stepper is still on that wire
                 return Refused(str(refused))
             return FrameReady(with_seq(frame, seq))
         self._run(work, "mode", exclusive=True)

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from textual.binding import Binding, BindingType
 
-from ..keymap import Where, keys_of
+from ..keymap import KEYMAP, Key, Where, keys_of
+
+
+def bound_by(where: Where) -> tuple[Key, ...]:
+    """The keys ``where`` binds: its own, and for the dive the pane keys it runs on the lesson while no pane has
+    the focus."""
+    if where is Where.DIVE:
+        return (*keys_of(where), *(key for key in KEYMAP if key.where is Where.PANE and key.unfocused))
+    return keys_of(where)
 
 
 def bindings(where: Where) -> list[BindingType]:
     """One Binding per key ``where`` binds, with the table's footer words, display and priority."""
     return [Binding(name, action, key.description, show=key.footer, priority=key.priority,
                     key_display=key.display if len(key.keys) == 1 else None)
-            for key in keys_of(where) for name, action in key.actions()]
+            for key in bound_by(where) for name, action in key.actions()]

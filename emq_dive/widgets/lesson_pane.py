@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from ..lessons import Lesson
 from ..session import Frame
+from .lesson_follow import SectionShown, brought
 from .scrolled import SCROLL_KEYS, thumb
 
 
@@ -205,9 +206,10 @@ class LessonPane(Widget, can_focus=True):
             self.refresh()
 
     def _titles(self) -> None:
-        section = self._section(self.section)
+        section, at = self._section(self.section), self.keys.index(self.section) + 1
         self.border_title = section.title
-        self.border_subtitle = f"{self.keys.index(self.section) + 1}/{len(self.keys)} · [ ] browse"
+        self.border_subtitle = f"{at}/{len(self.keys)} · [ ] browse"
+        self.post_message(SectionShown(section.title, at, len(self.keys)))  # for the caption, when this is hidden
 
     def watch_section(self, old: str, new: str) -> None:
         if old == new or not self.is_mounted:
@@ -216,11 +218,11 @@ class LessonPane(Widget, can_focus=True):
         self.set_reactive(LessonPane.top, 0)
         self.refresh()
 
-    def watch_frame(self, old_frame: Frame | None, frame: Frame | None) -> None:
-        old, new = (f.step if f is not None else None for f in (old_frame, frame))
-        if new is not None and (old is None or old.source != new.source):
-            self.follow(new.source)
-        if new is not None:
+    def watch_frame(self, old: Frame | None, frame: Frame | None) -> None:
+        section = brought(self.lesson, old, frame)
+        if section is not None:
+            self.section = section
+        if frame is not None:
             self.start()
 
     # -- scrolling -----------------------------------------------------------
@@ -231,6 +233,18 @@ class LessonPane(Widget, can_focus=True):
     def action_scroll(self, by: int | float) -> None:
         """Scroll by ``by`` lines, or by that share of a page when it is a fraction."""
         self.top += int(by * self.size.height) if isinstance(by, float) else by
+
+    def action_scroll_home(self) -> None:
+        """Scroll to the section's top (Home, while the pane has the focus)."""
+        self.top = 0
+
+    def action_scroll_end(self) -> None:
+        """Scroll to the section's end (End, while the pane has the focus)."""
+        self.top = len(self.lines)
+
+    def action_leave(self) -> None:
+        """Give the focus back to the screen: the arrows still scroll this pane, Home and End step the run."""
+        self.screen.set_focus(None)
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
@@ -265,12 +279,6 @@ class LessonPane(Widget, can_focus=True):
         else:
             bar = self.rich_style
         return Strip([*text, Segment(" ", bar)], span + 1)
-
-    def follow(self, source: str) -> None:
-        """Show the section that follows ``source``, if the lesson names one."""
-        section = self.lesson.section_for(source)
-        if section is not None:
-            self.section = section.key
 
     def browse(self, delta: int) -> None:
         """Show the next (``delta`` 1) or previous (-1) section."""

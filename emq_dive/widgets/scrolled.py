@@ -143,6 +143,18 @@ class ScrolledLines(Rows, can_focus=True):
         self.top = self._valid(self.top + step)
         self._scrolled()
 
+    def action_scroll_home(self) -> None:
+        """Scroll to the first line (Home, while the pane has the focus)."""
+        self.action_scroll(-len(self.lines))
+
+    def action_scroll_end(self) -> None:
+        """Scroll to the last line (End, while the pane has the focus)."""
+        self.action_scroll(len(self.lines))
+
+    def action_leave(self) -> None:
+        """Give the focus back to the screen: the arrows scroll the lesson again, Home and End step the run."""
+        self.screen.set_focus(None)
+
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
         self.action_scroll(3)
