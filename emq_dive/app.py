@@ -27,6 +27,7 @@ from .screens.shot_size import SCREENSHOT_SIZE
 from .session import Session
 from .stores.protocol import StoreLike
 from .widgets.key_bindings import bindings
+from .widgets.style import faint_css
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -46,6 +47,7 @@ class DiveApp(App[None]):
     """``emq-dive batches-03``: step a batch lease extension against a live store."""
 
     CSS_PATH: ClassVar[str] = "app.tcss"
+    CSS: ClassVar[str] = faint_css()
     TITLE = "emq-dive"
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiveCommands}  # Textual's own after

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
@@ -11,6 +12,7 @@ from ..fates import Answer
 from ..fates.answers import SINGLE, embedded_lua_error
 from ..fates.differs import FIRST_USE, loads_script, rescored
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_text
+from .style import foreground
 
 SHA_HEX = 40
 """The hex digits of a script's SHA1, which the card shortens."""
@@ -42,8 +44,8 @@ def course_answer(answer: Answer) -> str:
     return f"{shown}{joined} · re-scored: {listed(renewed, most=MAX_ITEMS) if renewed else 'none'}"
 
 
-def answer_text(answer: Answer, sha_width: int = 10) -> Text:
-    """The answer as lines: outcome, each exchange and its raw reply, and the writes."""
+def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "") -> Text:
+    """The answer as lines: outcome, each exchange and its raw reply, and the writes (the asides in ``faint``)."""
     out = Text()
     if answer.unavailable:
         out.append("unavailable: ", style="bold")
@@ -55,17 +57,17 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
     if course:
         out.append("\n" + course, style="bold")
     if answer.sent_nothing:
-        out.append("\nsent nothing: refused before the wire", style="dim")
+        out.append("\nsent nothing: refused before the wire", style=faint)
     skip = 0
     for index, exchange in enumerate(answer.exchanges):
         if skip:
             skip -= 1
             continue
         if loads_script(answer.exchanges, index):
-            out.append(f"\n» {FIRST_USE}", style="dim")
+            out.append(f"\n» {FIRST_USE}", style=faint)
             skip = 1
             continue
-        out.append("\n» ", style="dim")
+        out.append("\n» ", style=faint)
         if exchange.sent[:2] == (b"SCRIPT", b"LOAD") and len(exchange.sent) == 3:
             out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")
         else:
@@ -74,14 +76,14 @@ def answer_text(answer: Answer, sha_width: int = 10) -> Text:
         lua = embedded_lua_error(exchange)
         reply = f"(error) {lua.reply}" if lua is not None else reply_text(exchange.reply, MAX_ITEMS)
         out.append("\n  → " + reply, style="red" if exchange.failed else "green")
-    out.append("\nwrote: ", style="dim")
+    out.append("\nwrote: ", style=faint)
     if answer.writes:
         for write in answer.writes[:MAX_LINES]:
             out.append("\n  " + write, style="yellow")
         if len(answer.writes) > MAX_LINES:
-            out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style="dim")
+            out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style=faint)
     else:
-        out.append("nothing", style="dim")
+        out.append("nothing", style=faint)
     if answer.caveat:
         out.append("\n" + answer.caveat, style="italic")
     return out
@@ -98,8 +100,15 @@ class AnswerCard(Static):
         border-title-style: bold;
         padding: 0 1;
     }
+    AnswerCard > .answer-card--faint { color: $text-muted; }
     """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"answer-card--faint"}
 
     def __init__(self, answer: Answer, **kwargs: object) -> None:
         super().__init__(answer_text(answer), **kwargs)  # type: ignore[arg-type]
+        self.answer = answer
         self.border_title = f"{answer.verb} · wire {answer.wire}"
+
+    def on_mount(self) -> None:
+        # the asides take the theme's faint colour, which meets AA contrast, once the card's styles are known
+        self.update(answer_text(self.answer, faint=foreground(self.get_component_rich_style("answer-card--faint"))))

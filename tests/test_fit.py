@@ -1,0 +1,116 @@
+"""Issue 18 §4, quieter and higher-contrast screens: faint text meets WCAG AA, keys and clocks are shortened with
+the whole value one key away, the lesson's code block keeps its labels, and quit leaves no start-up line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rich.segment import Segment
+from textual.color import Color
+from textual.widget import Widget
+
+from emq_dive.widgets.cost_chart import CostChart
+from emq_dive.widgets.style import FAINT, FAINT_COLOR, SUBTITLE, Faint
+from tests.test_app_fates import pick
+from tests.tui_support import SIZE, asynctest, frozen_app, press, settle
+
+ROOT = Path(__file__).resolve().parents[1]
+AA = 4.5
+"""WCAG 2.x AA: the least contrast ratio for normal-size text."""
+
+
+def luminance(color: Color) -> float:
+    """The relative luminance of an opaque ``color``, per WCAG 2.x."""
+
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
+
+
+def contrast(a: Color, b: Color) -> float:
+    """The WCAG contrast ratio of two opaque colours, from 1 to 21."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def colours(widget: Widget, faint: Faint) -> tuple[Color, Color]:
+    """The foreground and background ``faint`` is drawn in on ``widget``, from the theme's colours."""
+    background = widget.background_colors[1]
+    if faint.part == SUBTITLE:
+        color = widget.styles.border_subtitle_color
+        return background + (background.get_contrast_text(color.a) if color.auto else color), background
+    style = widget.get_component_rich_style(faint.part)
+    assert style.color is not None, f"{faint} has no colour of its own"
+    fg = Color.from_rich_color(style.color)
+    if faint.over is not None:
+        over = widget.get_component_rich_style(faint.over).bgcolor
+        assert over is not None
+        background = Color.from_rich_color(over)
+    return fg, background
+
+
+@asynctest
+async def test_every_faint_part_meets_aa_contrast_in_the_default_theme():
+    app = frozen_app(theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right", "right")
+        checked: dict[Faint, float] = {}
+
+        def measure() -> None:
+            for faint in FAINT:
+                for widget in app.screen.query(faint.widget):
+                    checked[faint] = min(checked.get(faint, 99.0), contrast(*colours(widget, faint)))
+
+        measure()
+        await pick(app, pilot, "gone")  # the fate view's answer cards
+        measure()
+        await app.screen.mount(CostChart())  # the cost view's chart needs a measurement; its parts are the CSS's
+        await settle(app, pilot)
+        measure()
+    assert set(checked) == set(FAINT), f"faint parts not on any screen checked: {set(FAINT) - set(checked)}"
+    low = {f"{f.widget} {f.part} over {f.over}": round(r, 2) for f, r in checked.items() if r < AA}
+    assert low == {}, "faint text under WCAG AA (4.5:1)"
+
+
+def _faint_rules() -> set[tuple[str, str]]:
+    """Each ``Widget > .part`` rule of the widgets' CSS whose colour is faint (muted or disabled text)."""
+    found = set()
+    for path in (ROOT / "emq_dive" / "widgets").glob("*.py"):
+        for widget, part, body in re.findall(r"(\w+) > \.([\w-]+) \{([^}]*)\}", path.read_text(encoding="utf-8")):
+            if re.search(r"color: \$text-(muted|disabled)", body):
+                found.add((widget, part))
+    return found
+
+
+def test_every_faint_rule_of_the_widgets_is_in_the_faint_table_and_no_widget_asks_the_terminal_to_dim():
+    table = {(f.widget, f.part) for f in FAINT}
+    assert _faint_rules() - table == set(), "a faint style the contrast test does not check"
+    assert FAINT_COLOR == "$text-muted"
+    for path in (ROOT / "emq_dive" / "widgets").glob("*.py"):
+        # SGR dim leaves the contrast to the terminal: the faint colour is the theme's, which the test checks
+        assert 'style="dim"' not in path.read_text(encoding="utf-8"), path.name
+
+
+def _segments_with(app, phrase: str) -> list[Segment]:
+    """The segments of the screen as drawn whose text holds ``phrase``."""
+    return [seg for strip in app.screen._compositor.render_strips() for seg in strip if phrase in seg.text]
+
+
+@asynctest
+async def test_the_issues_faint_texts_meet_aa_contrast_as_drawn():
+    app = frozen_app(theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right")
+        phrases = ["waiting", "> the line this step ran", "· [ ] browse"]
+        for phrase in phrases:
+            segments = _segments_with(app, phrase)
+            assert segments, f"{phrase!r} is not on the screen"
+            for seg in segments:
+                assert seg.style is not None and seg.style.color is not None and seg.style.bgcolor is not None
+                ratio = contrast(Color.from_rich_color(seg.style.color), Color.from_rich_color(seg.style.bgcolor))
+                assert ratio >= AA, f"{phrase!r} is drawn at {ratio:.2f}:1"
