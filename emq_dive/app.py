@@ -59,6 +59,8 @@ class DiveApp(App[None]):
         self.theme = theme
         self._switch_interval = sys.getswitchinterval()
         self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
+        self.whole = False
+        """True when the panes show keys and clock values whole (``v``), not as ``emq:{q}:`` and ``now+30000``."""
 
     def on_load(self) -> None:
         self._exit_on_signals()
@@ -100,6 +102,12 @@ class DiveApp(App[None]):
     def dive(self) -> DiveScreen:
         """The main screen, wherever the screen stack stands."""
         return next(s for s in self.screen_stack if isinstance(s, DiveScreen))
+
+    def action_whole(self) -> None:
+        """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
+        self.whole = not self.whole
+        for pane in self.dive.query("WirePane, StorePane"):
+            pane.whole = self.whole  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""

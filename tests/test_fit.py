@@ -114,3 +114,58 @@ async def test_the_issues_faint_texts_meet_aa_contrast_as_drawn():
                 assert seg.style is not None and seg.style.color is not None and seg.style.bgcolor is not None
                 ratio = contrast(Color.from_rich_color(seg.style.color), Color.from_rich_color(seg.style.bgcolor))
                 assert ratio >= AA, f"{phrase!r} is drawn at {ratio:.2f}:1"
+
+
+def _rows(pane) -> list[str]:
+    """The pane's rows as it holds them, each a line of its own."""
+    return [line.plain for line in pane.lines]
+
+
+@asynctest
+async def test_the_store_pane_names_the_queue_whole_once_then_as_the_lesson_writes_it_and_v_shows_it_whole():
+    from emq_dive.widgets.store_pane import StorePane
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right")
+        pane = app.dive.query_one(StorePane)
+        rows = _rows(pane)
+        whole = [i for i, row in enumerate(rows) if "emq:{dive-snap}:" in row]
+        short = [i for i, row in enumerate(rows) if "emq:{q}:" in row and "{dive-snap}" not in row]
+        assert len(whole) == 1 and rows[whole[0]].count("{dive-snap}") == 1, rows
+        assert short and min(short) > whole[0], rows
+        assert any(row.startswith("emq:{q}:active (") for row in rows)
+        assert any(row.startswith("emq:{q}:pending (") for row in rows)
+        assert "JOB01 now+30000  ← ZADD" in rows, "the re-scored deadline, relative to the shared now"
+        await press(app, pilot, "v")
+        rows = _rows(pane)
+        assert not any("emq:{q}:" in row for row in rows)
+        assert any(row.startswith("emq:{dive-snap}:active (") for row in rows)
+        assert any(row.startswith("emq:{dive-snap}:pending (") for row in rows)
+        assert "JOB01 1700000030000  ← ZADD" in rows, "the deadline as the store holds it"
+        await press(app, pilot, "v")
+        assert any(row.startswith("emq:{q}:active (") for row in _rows(pane))
+
+
+@asynctest
+async def test_the_wire_pane_shows_clocks_relative_to_now_and_the_queue_whole_once():
+    from emq_dive.widgets.wire_pane import WirePane
+
+    app = frozen_app()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right")
+        pane = app.dive.query_one(WirePane)
+        text = pane.full_text()
+        assert text.count("{dive-snap}") == 1, text
+        assert "emq:{dive-snap}:active emq:{q}: 30000 JOB01 1" in text
+        assert "HGET emq:{q}:job:JOB01 attempts" in text
+        assert 'ZSCORE emq:{q}:active JOB01  → "now+10000"' in text
+        assert "ZADD emq:{q}:active now+30000 JOB01" in text
+        assert "1700000030000" not in text and "1700000010000" not in text
+        await press(app, pilot, "v")
+        text = pane.full_text()
+        assert "ZADD emq:{dive-snap}:active 1700000030000 JOB01" in text
+        assert 'ZSCORE emq:{dive-snap}:active JOB01  → "1700000010000"' in text
+        assert "emq:{q}:" not in text
