@@ -169,3 +169,34 @@ async def test_the_wire_pane_shows_clocks_relative_to_now_and_the_queue_whole_on
         assert "ZADD emq:{dive-snap}:active 1700000030000 JOB01" in text
         assert 'ZSCORE emq:{dive-snap}:active JOB01  → "1700000010000"' in text
         assert "emq:{q}:" not in text
+
+
+def _lesson_rows(app, key: str) -> list[str]:
+    """The rows the lesson pane holds for section ``key``, as laid out at its width."""
+    from emq_dive.widgets.lesson_pane import LessonPane
+
+    pane = app.dive.query_one(LessonPane)
+    assert pane.section == key
+    return [line.text.strip() for line in pane.lines]
+
+
+@asynctest
+async def test_the_native_twins_code_block_keeps_its_labels_on_rows_of_their_own_at_80_and_120_columns():
+    from emq_dive.widgets.lesson_pane import LessonPane
+
+    for size, keys in (((120, 40), ()), ((80, 24), ("l",))):
+        app = frozen_app()
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            await press(app, pilot, *keys)
+            pane = app.dive.query_one(LessonPane)
+            while pane.section != "native":
+                await press(app, pilot, "right_square_bracket")
+            rows = _lesson_rows(app, "native")
+            assert "# scripted (wire 4)" in rows and "# native (wire 6)" in rows, (size, rows)
+            scripted, native = rows.index("# scripted (wire 4)"), rows.index("# native (wire 6)")
+            assert rows[scripted + 1].startswith("EVALSHA <sha> 2"), (size, rows)
+            assert rows[native + 1].startswith("EMQ.EXTENDS 2"), (size, rows)
+            # a command that wraps keeps its continuation indented under it, never a row that looks like a command
+            block = [line.text for line in pane.lines[scripted + 1: native]]
+            assert all(row.startswith("   ") or not row.strip() for row in block[1:]), (size, block)
