@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from rich.segment import Segment
 from textual.color import Color
 from textual.widget import Widget
@@ -200,3 +201,49 @@ async def test_the_native_twins_code_block_keeps_its_labels_on_rows_of_their_own
             # a command that wraps keeps its continuation indented under it, never a row that looks like a command
             block = [line.text for line in pane.lines[scripted + 1: native]]
             assert all(row.startswith("   ") or not row.strip() for row in block[1:]), (size, block)
+
+
+def _main_screen(output: bytes) -> list[str]:
+    """The lines a terminal's main screen holds after ``output``: the alternate screen's drawing left out, and
+    carriage returns, newlines and erase-line sequences applied as a terminal applies them."""
+    text = output.decode("utf-8", "replace")
+    text = re.sub(r"\x1b\[\?1049h.*?(\x1b\[\?1049l|$)", "", text, flags=re.S)
+    lines: list[list[str]] = [[]]
+    col = 0
+    for token in re.findall(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b.|\r|\n|[^\x1b\r\n]", text, flags=re.S):
+        line = lines[-1]
+        if token == "\r":
+            col = 0
+        elif token == "\n":
+            lines.append([])
+            col = 0
+        elif token in ("\x1b[2K", "\x1b[K", "\x1b[0K"):
+            del line[0 if token == "\x1b[2K" else col:]
+        elif not token.startswith("\x1b"):
+            line[col:col + 1] = [token]
+            col += 1
+    return ["".join(line) for line in lines]
+
+
+def test_main_screen_reads_erasing_as_a_terminal_does():
+    assert _main_screen(b"starting server\xe2\x80\xa6\r\x1b[2K\x1b[?1049hdrawn\x1b[?1049l$ ") == ["$ "]
+    assert _main_screen(b"starting server\xe2\x80\xa6\n\x1b[?1049hdrawn\x1b[?1049l") == ["starting server…", ""]
+
+
+@pytest.mark.server
+def test_quitting_the_tui_leaves_no_starting_line_on_the_terminal(tmp_path: Path) -> None:
+    from tests.test_processes import DEADLINE, _poll, _Terminal, _tmpdir
+
+    term = _Terminal(_tmpdir(tmp_path), backend="server")
+    try:
+        _poll(lambda: b"Batch" in term.screen or term.proc.poll() is not None, "the app's first frame", seconds=30)
+        assert term.proc.poll() is None, f"the app exited early: {bytes(term.screen)[-2000:]!r}"
+        term.send(b"q")
+        assert term.proc.wait(timeout=DEADLINE) == 0
+        term._reader.join(timeout=DEADLINE)
+        screen = bytes(term.screen)
+        assert "starting server…".encode() in screen, "the line is said while the server starts"
+        left = [line for line in _main_screen(screen) if "starting" in line]
+        assert left == [], "a start-up line is left on the terminal after quit"
+    finally:
+        term.close()
