@@ -106,8 +106,9 @@ class DiveApp(App[None]):
     def action_whole(self) -> None:
         """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
         self.whole = not self.whole
-        for pane in self.dive.query("WirePane, StorePane"):
-            pane.whole = self.whole  # type: ignore[attr-defined]
+        for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
+            for pane in screen.query("WirePane, StorePane, AnswerCard"):
+                pane.whole = self.whole  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""

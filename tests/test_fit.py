@@ -247,3 +247,22 @@ def test_quitting_the_tui_leaves_no_starting_line_on_the_terminal(tmp_path: Path
         assert left == [], "a start-up line is left on the terminal after quit"
     finally:
         term.close()
+
+
+@asynctest
+async def test_each_answer_card_names_the_queue_whole_once_and_v_shows_every_key_whole():
+    from emq_dive.widgets.answer_card import AnswerCard
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pick(app, pilot, "gone")
+        cards = list(app.screen.query(AnswerCard))
+        assert cards
+        for card in cards:
+            text = card.content.plain
+            assert text.count("{dive-snap}") == 1 and "emq:{q}:" in text, text
+            assert text.index("{dive-snap}") < text.index("emq:{q}:")
+        await press(app, pilot, "v")
+        for card in app.screen.query(AnswerCard):
+            assert "emq:{q}:" not in card.content.plain and card.content.plain.count("{dive-snap}") > 1

@@ -6,12 +6,14 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from ..fates import Answer
 from ..fates.answers import SINGLE, embedded_lua_error
 from ..fates.differs import FIRST_USE, loads_script, rescored
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_text
+from .shorthand import Shorthand, base_of
 from .style import foreground
 
 SHA_HEX = 40
@@ -44,8 +46,10 @@ def course_answer(answer: Answer) -> str:
     return f"{shown}{joined} · re-scored: {listed(renewed, most=MAX_ITEMS) if renewed else 'none'}"
 
 
-def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "") -> Text:
-    """The answer as lines: outcome, each exchange and its raw reply, and the writes (the asides in ``faint``)."""
+def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "", whole: bool = False) -> Text:
+    """The answer as lines: outcome, each exchange and its raw reply, and the writes (the asides in ``faint``);
+    the queue's keys are named whole once, then as ``emq:{q}:…``, unless ``whole``."""
+    names = Shorthand(base_of(arg for exchange in answer.exchanges for arg in exchange.sent), None, whole)
     out = Text()
     if answer.unavailable:
         out.append("unavailable: ", style="bold")
@@ -72,9 +76,9 @@ def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "") ->
             out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")
         else:
             sent = [a[:sha_width] + "…".encode() if len(a) == SHA_HEX and a.isalnum() else a for a in exchange.sent]
-            out.append(wire_text(sent, MAX_ARGS))
+            out.append(wire_text(names.args(sent), MAX_ARGS))
         lua = embedded_lua_error(exchange)
-        reply = f"(error) {lua.reply}" if lua is not None else reply_text(exchange.reply, MAX_ITEMS)
+        reply = f"(error) {lua.reply}" if lua is not None else reply_text(names.reply(exchange.reply), MAX_ITEMS)
         out.append("\n  → " + reply, style="red" if exchange.failed else "green")
     out.append("\nwrote: ", style=faint)
     if answer.writes:
@@ -104,6 +108,9 @@ class AnswerCard(Static):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"answer-card--faint"}
 
+    whole: reactive[bool] = reactive(False, init=False)
+    """True when the queue's keys are shown whole, not as ``emq:{q}:…`` after the first."""
+
     def __init__(self, answer: Answer, **kwargs: object) -> None:
         super().__init__(answer_text(answer), **kwargs)  # type: ignore[arg-type]
         self.answer = answer
@@ -111,4 +118,9 @@ class AnswerCard(Static):
 
     def on_mount(self) -> None:
         # the asides take the theme's faint colour, which meets AA contrast, once the card's styles are known
-        self.update(answer_text(self.answer, faint=foreground(self.get_component_rich_style("answer-card--faint"))))
+        self.watch_whole()
+
+    def watch_whole(self) -> None:
+        if self.is_mounted:
+            faint = foreground(self.get_component_rich_style("answer-card--faint"))
+            self.update(answer_text(self.answer, faint=faint, whole=self.whole))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..render import relative
@@ -13,6 +13,19 @@ SHORT_BASE = "emq:{q}:"
 """The queue's base as the lesson writes it, which stands for the queue's own after its first mention."""
 CLOCK = re.compile(r"\d{13}")
 """A clock value in milliseconds, as the store holds scores and deadlines."""
+
+
+BASE = re.compile(r"emq:\{[^}]*\}:")
+"""A queue's base key as it starts a key: ``emq:{dive-8b3821c6}:``."""
+
+
+def base_of(args: Iterable[Any]) -> str:
+    """The queue base the first key among ``args`` starts with, or empty when none is a queue's key."""
+    for arg in args:
+        found = BASE.match(arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg))
+        if found:
+            return found.group()
+    return ""
 
 
 class Shorthand:

@@ -108,13 +108,15 @@ class StorePane(ScrolledLines):
             out.append(view.placement.text(tag) + "\n", style=style("store-pane--muted"))
         active = f"{names.key(view.base + 'active')} ({view.active_count})"
         out.append(active, style=style("store-pane--key"))
-        said = ("score = deadline" if now is not None and not self.whole else "score as stored") + "\n"
-        out.append(("  " if len(active) + 2 + len(said) <= width + 1 else "\n") + said, style=style("store-pane--muted"))
+        said = "score = deadline" if now is not None and not self.whole else "score as stored"
+        gap = "  " if len(active) + 2 + len(said) <= width else "\n"  # on a line of its own where it does not fit
+        out.append(gap + said + "\n", style=style("store-pane--muted"))
         # an id the store holds in active and in pending at once: what the membership guard exists to prevent
         both = {entry.id for entry in view.active if entry.score is not None} & set(view.pending)
         for entry in view.active:
-            score = "not a member" if entry.score is None else str(entry.score) if self.whole else relative(entry.score, now)
-            line = entry.id.ljust(first) + score
+            score = entry.score
+            line = entry.id.ljust(first) + ("not a member" if score is None else str(score) if self.whole
+                                            else relative(score, now))
             if entry.id in both:
                 out.append(line + "  ← pending too", style=style("store-pane--both"))
             elif entry.changed:
