@@ -50,12 +50,12 @@ class Placement:
     tag: str
     """The queue's hashtag, such as ``{dive-1a2b3c4d}``."""
 
-    def text(self, tag: str = "") -> str:
+    def text(self, tag: str | None = None) -> str:
         """Two lines for the pane: the slot and its node, then that every key shares the tag (or the slots); ``tag``
         names the tag where the pane has already shown it whole (``{q}``)."""
         if len(self.slots) == 1:
             slot, node = self.slots[0]
-            return f"slot {slot} · {node}\nall {self.keys} keys share {tag or self.tag}"
+            return f"slot {slot} · {node}\nall {self.keys} keys share {self.tag if tag is None else tag}"
         return f"{self.keys} keys on {len(self.slots)} slots: " + ", ".join(f"{s} · {n}" for s, n in self.slots)
 
 

@@ -253,8 +253,8 @@ def test_the_store_pane_shows_the_slot_and_node_every_key_shares(fresh: ClusterS
     screens, asked, later = check()
     for screen in screens:
         assert f"slot {slot} · {fresh.node.address}" in screen
-        # the pane names the queue's base whole once, and the tag as the lesson writes it after
-        assert f"emq:{{q}}: is emq:{tag}:" in screen, screen
+        # the pane names the queue's hashtag whole once, and as the lesson writes it after
+        assert f"{{q}} is {tag}" in screen, screen
         assert re.search(r"all \d+ keys share \{q\}", screen), screen
     assert later == asked, "a step asked the cluster for slots it had already asked"
     ours = {slot for key, slot in fresh.slots.items() if key.startswith(f"emq:{tag}:".encode())}

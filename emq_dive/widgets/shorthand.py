@@ -11,12 +11,19 @@ from ..render import relative
 
 SHORT_BASE = "emq:{q}:"
 """The queue's base as the lesson writes it, which stands for the queue's own after its first mention."""
+SHORT_TAG = "{q}"
+"""The queue's hashtag as the lesson writes it."""
 CLOCK = re.compile(r"\d{13}")
 """A clock value in milliseconds, as the store holds scores and deadlines."""
 
 
 BASE = re.compile(r"emq:\{[^}]*\}:")
 """A queue's base key as it starts a key: ``emq:{dive-8b3821c6}:``."""
+
+
+def tag_of(base: str) -> str:
+    """The hashtag of a queue's base key: ``{dive-8b3821c6}`` of ``emq:{dive-8b3821c6}:``."""
+    return base.removeprefix("emq:").removesuffix(":")
 
 
 def base_of(args: Iterable[Any]) -> str:

@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from ..render import clip, relative
 from ..session import Frame
 from .scrolled import ScrolledLines
-from .shorthand import SHORT_BASE, Shorthand
+from .shorthand import SHORT_TAG, Shorthand, tag_of
 
 
 def _epoch(value: str | None, width: int) -> str:
@@ -100,12 +100,11 @@ class StorePane(ScrolledLines):
         first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width)
         # each run of padding ends the cell before it, so no text run starts with spaces (SVG viewers drop them)
         names = Shorthand(view.base, now, self.whole)
-        if not self.whole:  # the queue's base whole once; every key after it as the lesson writes it
-            out.append(f"{SHORT_BASE} is ", style=style("store-pane--muted"))
-            out.append(names.key(view.base) + "\n", style=style("store-pane--key"))
+        if not self.whole:  # the queue's hashtag whole once; every key after it as the lesson writes it
+            out.append(f"{SHORT_TAG} is ", style=style("store-pane--muted"))
+            out.append(tag_of(names.key(view.base)) + "\n", style=style("store-pane--key"))
         if view.placement is not None:  # on a cluster: the slot and node of every key shown
-            tag = "" if self.whole else SHORT_BASE.split(":")[1]
-            out.append(view.placement.text(tag) + "\n", style=style("store-pane--muted"))
+            out.append(view.placement.text(None if self.whole else SHORT_TAG) + "\n", style=style("store-pane--muted"))
         active = f"{names.key(view.base + 'active')} ({view.active_count})"
         out.append(active, style=style("store-pane--key"))
         said = "score = deadline" if now is not None and not self.whole else "score as stored"
@@ -124,7 +123,9 @@ class StorePane(ScrolledLines):
             else:
                 out.append(line, style=style("store-pane--muted") if entry.score is None else "")
             out.append("\n")
-        out.append(f"{names.key(view.base + 'pending')} ({view.pending_count})  ", style=style("store-pane--key"))
+        pending = f"{names.key(view.base + 'pending')} ({view.pending_count})"
+        ids = " ".join(view.pending) or "(empty)"
+        out.append(pending + ("  " if len(pending) + 2 + len(ids) <= width else "\n  "), style=style("store-pane--key"))
         for i, job_id in enumerate(view.pending):
             out.append((" " if i else "") + job_id, style=style("store-pane--both") if job_id in both else "")
         out.append(("" if view.pending else "(empty)") + "\n")
