@@ -101,13 +101,16 @@ def _segments_with(app, phrase: str) -> list[Segment]:
     return [seg for strip in app.screen._compositor.render_strips() for seg in strip if phrase in seg.text]
 
 
+@pytest.mark.parametrize("size, phrases", [
+    (SIZE, ["waiting", "> the line this step ran", "· [ ] browse"]),
+    ((80, 24), ["> the line this step ran", " more · tab"]),  # a pane's scroll hint, ``↓7 more · tab, ↑↓``
+])
 @asynctest
-async def test_the_issues_faint_texts_meet_aa_contrast_as_drawn():
+async def test_the_issues_faint_texts_meet_aa_contrast_as_drawn(size: tuple[int, int], phrases: list[str]):
     app = frozen_app(theme="textual-dark")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         await press(app, pilot, "right")
-        phrases = ["waiting", "> the line this step ran", "· [ ] browse"]
         for phrase in phrases:
             segments = _segments_with(app, phrase)
             assert segments, f"{phrase!r} is not on the screen"
