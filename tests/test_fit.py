@@ -269,3 +269,17 @@ async def test_each_answer_card_names_the_queue_whole_once_and_v_shows_every_key
         await press(app, pilot, "v")
         for card in app.screen.query(AnswerCard):
             assert "emq:{q}:" not in card.content.plain and card.content.plain.count("{dive-snap}") > 1
+
+
+def test_shorthand_names_the_queue_whole_once_and_reads_only_clock_values_near_now_as_relative():
+    from emq_dive.widgets.shorthand import Shorthand
+
+    names = Shorthand("emq:{dive-8b3821c6}:", 1_700_000_000_000)
+    assert names.args([b"ZADD", b"emq:{dive-8b3821c6}:active", b"1700000030000", b"JOB01"]) == (
+        b"ZADD", b"emq:{dive-8b3821c6}:active", b"now+30000", b"JOB01")
+    assert names.args([b"HGET", b"emq:{dive-8b3821c6}:job:JOB01", b"attempts"])[1] == b"emq:{q}:job:JOB01"
+    assert names.reply([b"1699999995000", b"9999999999999", 7]) == [b"now-5000", b"9999999999999", 7]
+    whole = Shorthand("emq:{dive-8b3821c6}:", 1_700_000_000_000, whole=True)
+    assert whole.args([b"emq:{dive-8b3821c6}:a", b"emq:{dive-8b3821c6}:b", b"1700000030000"]) == (
+        b"emq:{dive-8b3821c6}:a", b"emq:{dive-8b3821c6}:b", b"1700000030000")
+    assert Shorthand("emq:{d}:", None).word("1700000030000") == "1700000030000", "no now read yet: as it is"

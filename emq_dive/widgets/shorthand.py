@@ -15,6 +15,8 @@ SHORT_TAG = "{q}"
 """The queue's hashtag as the lesson writes it."""
 CLOCK = re.compile(r"\d{13}")
 """A clock value in milliseconds, as the store holds scores and deadlines."""
+NEAR = 10 ** 9
+"""How far from ``now``, in ms (about 11 days), a 13-digit value is read as a clock value, not as a token."""
 
 
 BASE = re.compile(r"emq:\{[^}]*\}:")
@@ -58,7 +60,7 @@ class Shorthand:
 
     def clock(self, value: str) -> str:
         """A 13-digit clock value as ``now+30000`` when the step's ``now`` is known; anything else as it is."""
-        if self.whole or self.now is None or not CLOCK.fullmatch(value):
+        if self.whole or self.now is None or not CLOCK.fullmatch(value) or abs(int(value) - self.now) > NEAR:
             return value
         return relative(int(value), self.now)
 
