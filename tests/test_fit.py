@@ -283,3 +283,22 @@ def test_shorthand_names_the_queue_whole_once_and_reads_only_clock_values_near_n
     assert whole.args([b"emq:{dive-8b3821c6}:a", b"emq:{dive-8b3821c6}:b", b"1700000030000"]) == (
         b"emq:{dive-8b3821c6}:a", b"emq:{dive-8b3821c6}:b", b"1700000030000")
     assert Shorthand("emq:{d}:", None).word("1700000030000") == "1700000030000", "no now read yet: as it is"
+
+
+def _drawn_contrast(segment: Segment) -> float:
+    """The contrast of a drawn segment's text against its background."""
+    style = segment.style
+    assert style is not None and style.color is not None and style.bgcolor is not None, segment
+    return contrast(Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor))
+
+
+@asynctest
+async def test_an_answer_cards_verdict_asides_and_writes_meet_aa_contrast_as_drawn():
+    app = frozen_app(theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pick(app, pilot, "gone")
+        for phrase in ("raises Gone", "returns ['JOBX']", "wrote:", "» ", "active JOBA:", "→ (error)"):
+            segments = _segments_with(app, phrase)
+            assert segments, f"{phrase!r} is not on the screen"
+            assert min(map(_drawn_contrast, segments)) >= AA, phrase

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.style import Style
@@ -46,9 +47,15 @@ def course_answer(answer: Answer) -> str:
     return f"{shown}{joined} · re-scored: {listed(renewed, most=MAX_ITEMS) if renewed else 'none'}"
 
 
-def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "", whole: bool = False) -> Text:
-    """The answer as lines: outcome, each exchange and its raw reply, and the writes (the asides in ``faint``);
-    the queue's keys are named whole once, then as ``emq:{q}:…``, unless ``whole``."""
+ROLES = {"faint": "", "ok": "green", "bad": "red", "wrote": "yellow"}
+"""The card's style roles, as plain Rich styles for a card not yet on screen (on screen: the theme's colours)."""
+
+
+def answer_text(answer: Answer, sha_width: int = 10, roles: Mapping[str, str | Style] = ROLES,
+                whole: bool = False) -> Text:
+    """The answer as lines: outcome, each exchange and its raw reply, and the writes, in the styles ``roles``
+    names; the queue's keys are named whole once, then as ``emq:{q}:…``, unless ``whole``."""
+    faint = roles["faint"]
     names = Shorthand(base_of(arg for exchange in answer.exchanges for arg in exchange.sent), None, whole)
     out = Text()
     if answer.unavailable:
@@ -56,7 +63,9 @@ def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "", wh
         out.append(answer.unavailable, style="italic")
         return out
     failed = answer.refused
-    out.append(answer.summary(MAX_ITEMS), style="bold red" if failed else "bold green")
+    verdict = roles["bad" if failed else "ok"]
+    out.append(answer.summary(MAX_ITEMS), style=Style(bold=True) + (Style.parse(verdict) if isinstance(verdict, str)
+                                                                    else verdict))
     course = course_answer(answer)
     if course:
         out.append("\n" + course, style="bold")
@@ -79,11 +88,11 @@ def answer_text(answer: Answer, sha_width: int = 10, faint: str | Style = "", wh
             out.append(wire_text(names.args(sent), MAX_ARGS))
         lua = embedded_lua_error(exchange)
         reply = f"(error) {lua.reply}" if lua is not None else reply_text(names.reply(exchange.reply), MAX_ITEMS)
-        out.append("\n  → " + reply, style="red" if exchange.failed else "green")
+        out.append("\n  → " + reply, style=roles["bad" if exchange.failed else "ok"])
     out.append("\nwrote: ", style=faint)
     if answer.writes:
         for write in answer.writes[:MAX_LINES]:
-            out.append("\n  " + write, style="yellow")
+            out.append("\n  " + write, style=roles["wrote"])
         if len(answer.writes) > MAX_LINES:
             out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style=faint)
     else:
@@ -105,8 +114,11 @@ class AnswerCard(Static):
         padding: 0 1;
     }
     AnswerCard > .answer-card--faint { color: $text-muted; }
+    AnswerCard > .answer-card--ok { color: $text-success; }
+    AnswerCard > .answer-card--bad { color: $text-error; }
+    AnswerCard > .answer-card--wrote { color: $text-warning; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"answer-card--faint"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"answer-card--{role}" for role in ROLES}
 
     whole: reactive[bool] = reactive(False, init=False)
     """True when the queue's keys are shown whole, not as ``emq:{q}:…`` after the first."""
@@ -118,9 +130,11 @@ class AnswerCard(Static):
 
     def on_mount(self) -> None:
         # the asides take the theme's faint colour, which meets AA contrast, once the card's styles are known
-        self.watch_whole()
+        self._draw()
 
     def watch_whole(self) -> None:
-        if self.is_mounted:
-            faint = foreground(self.get_component_rich_style("answer-card--faint"))
-            self.update(answer_text(self.answer, faint=faint, whole=self.whole))
+        self._draw()
+
+    def _draw(self) -> None:
+        roles = {role: foreground(self.get_component_rich_style(f"answer-card--{role}")) for role in ROLES}
+        self.update(answer_text(self.answer, roles=roles, whole=self.whole))
