@@ -27,6 +27,7 @@ from .screens.shot_size import SCREENSHOT_SIZE
 from .session import Session
 from .stores.protocol import StoreLike
 from .widgets.key_bindings import bindings
+from .widgets.style import faint_css
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -46,6 +47,7 @@ class DiveApp(App[None]):
     """``emq-dive batches-03``: step a batch lease extension against a live store."""
 
     CSS_PATH: ClassVar[str] = "app.tcss"
+    CSS: ClassVar[str] = faint_css()
     TITLE = "emq-dive"
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiveCommands}  # Textual's own after
@@ -57,6 +59,8 @@ class DiveApp(App[None]):
         self.theme = theme
         self._switch_interval = sys.getswitchinterval()
         self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
+        self.whole = False
+        """True when the panes show keys and clock values whole (``v``), not as ``emq:{q}:`` and ``now+30000``."""
 
     def on_load(self) -> None:
         self._exit_on_signals()
@@ -98,6 +102,13 @@ class DiveApp(App[None]):
     def dive(self) -> DiveScreen:
         """The main screen, wherever the screen stack stands."""
         return next(s for s in self.screen_stack if isinstance(s, DiveScreen))
+
+    def action_whole(self) -> None:
+        """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
+        self.whole = not self.whole
+        for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
+            for pane in screen.query("WirePane, StorePane, AnswerCard"):
+                pane.whole = self.whole  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""

@@ -167,6 +167,9 @@ KEYMAP: tuple[Key, ...] = (
         Group.LESSON, Where.PANE),
     Key("esc", ("escape",), "leave", "leave", "leave that pane: the arrows scroll the lesson again, Home and End "
         "step the run", Group.LESSON, Where.PANE),
+    Key("v", ("v",), "whole", "whole keys", "show keys and clock values whole (emq:{dive-…}:active, 1700000030000) "
+        "or short again (emq:{q}:active, now+30000)", Group.APP, Where.APP, title="Whole key names and clock values",
+        words="full hashtag queue absolute clock time raw value names"),
     Key("tab", ("tab",), "focus_next", "focus", "move the arrows to the wire, store or lesson pane, to scroll it",
         Group.APP, Where.TEXTUAL, title="Move to a pane, to scroll it (tab)", words="tab focus scroll pane wire store"),
     Key("ctrl+p", ("ctrl+p",), "command_palette", "palette", "every action in the command palette", Group.APP,

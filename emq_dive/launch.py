@@ -86,13 +86,16 @@ def _run(args: LaunchOptions) -> int:
     from .stores import StoreError, open_store
     for signum in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal ends the run as q does
         signal.signal(signum, _terminate)
+    erase = args.backend in ("server", "cluster") and sys.stderr.isatty()  # a terminal gets the line back
     if args.backend in ("server", "cluster"):
-        print(f"starting {args.backend}…", file=sys.stderr, flush=True)
+        print(f"starting {args.backend}…", file=sys.stderr, end="" if erase else "\n", flush=True)
     try:
         # the embedded Valkey starts on a thread of its own while the app starts; the app shows it starting
         store = open_store(args.backend, background=args.backend in ("auto", "valkey"))
     except StoreError as err:
         return fail(str(err))
+    finally:
+        print("\r\x1b[2K" if erase else "", end="", file=sys.stderr, flush=True)
     if args.backend == "fakeredis":
         store.description += " · chosen with --backend"
     try:

@@ -50,11 +50,12 @@ class Placement:
     tag: str
     """The queue's hashtag, such as ``{dive-1a2b3c4d}``."""
 
-    def text(self) -> str:
-        """Two lines for the pane: the slot and its node, then that every key shares the tag (or the slots)."""
+    def text(self, tag: str | None = None) -> str:
+        """Two lines for the pane: the slot and its node, then that every key shares the tag (or the slots); ``tag``
+        names the tag where the pane has already shown it whole (``{q}``)."""
         if len(self.slots) == 1:
             slot, node = self.slots[0]
-            return f"slot {slot} · {node}\nall {self.keys} keys share {self.tag}"
+            return f"slot {slot} · {node}\nall {self.keys} keys share {self.tag if tag is None else tag}"
         return f"{self.keys} keys on {len(self.slots)} slots: " + ", ".join(f"{s} · {n}" for s, n in self.slots)
 
 
@@ -77,6 +78,8 @@ class StoreView:
     pending: tuple[str, ...]
     pending_count: int
     rows: tuple[Row, ...]
+    base: str
+    """The queue's base key, ``emq:{dive-8b3821c6}:``, which every key shown starts with."""
     placement: Placement | None = None
     """On a cluster, where the keys shown (and the ones the step wrote) live; None elsewhere."""
 
@@ -150,4 +153,4 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
                                           *sorted(written)])
     return StoreView(first=shown.start, total=len(ids), active=active, active_count=int(active_count),
                      pending=tuple(text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows),
-                     placement=placed)
+                     base=keyspace.queue_key(queue, ""), placement=placed)

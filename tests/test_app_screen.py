@@ -27,11 +27,12 @@ from tests.tui_support import (
 )
 
 
-def last_reply(call) -> str:
-    """The tail of the line a call's reply ends, as the wire pane wraps it."""
+def last_reply(call, now: int | None = None) -> str:
+    """The tail of the line a call's reply ends, as the wire pane wraps it (clock values relative to ``now``)."""
     from emq_dive.render import reply_text
+    from emq_dive.widgets.shorthand import Shorthand
 
-    return reply_text(call.reply)[-12:]
+    return reply_text(Shorthand("", now).reply(call.reply))[-12:]
 
 
 def window(pane: WirePane) -> str:
@@ -56,7 +57,7 @@ async def test_each_steps_calls_are_on_screen_and_its_last_reply_at_the_bottom_e
                     if step.done:
                         assert "the reply:" in text
                     elif step.calls:
-                        assert last_reply(step.calls[-1]) in window(pane), (size, wire, step.index)
+                        assert last_reply(step.calls[-1], step.now) in window(pane), (size, wire, step.index)
                     if size == SIZE:  # every call of the step, whole, at 120×40
                         for call in step.calls:
                             assert f"{call.source}:{call.line}" in text, (wire, step.index, call)

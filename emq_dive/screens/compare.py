@@ -14,6 +14,7 @@ from ..echo_mq.wires import NATIVE
 from ..fates import WireCompare
 from ..render import MAX_ARGS, MAX_ITEMS, wire_text
 from ..widgets.answer_card import AnswerCard
+from ..widgets.key_bindings import app_keys
 
 
 def fates_text(fates: tuple[str, ...]) -> str:
@@ -39,7 +40,7 @@ class CompareView(ModalScreen[None]):
     CompareView Horizontal { height: auto; }
     CompareView AnswerCard { width: 1fr; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,w,enter", "dismiss(None)", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,w,enter", "dismiss(None)", "close"), *app_keys("whole")]
 
     def __init__(self, compared: WireCompare, fates: tuple[str, ...], now_wire: int) -> None:
         super().__init__()

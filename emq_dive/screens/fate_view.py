@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from ..fates import FateRun, what_differs
 from ..widgets.answer_card import AnswerCard
+from ..widgets.key_bindings import app_keys
 
 
 class FateView(ModalScreen[int | None]):
@@ -30,7 +31,7 @@ class FateView(ModalScreen[int | None]):
     FateView Grid { grid-size: 2; grid-gutter: 0 1; height: auto; }
     FateView OptionList { height: auto; max-height: 8; margin-bottom: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f", "dismiss(None)", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f", "dismiss(None)", "close"), *app_keys("whole")]
 
     def __init__(self, run: FateRun, description: str, members: Sequence[tuple[str, str]]) -> None:
         super().__init__()

@@ -33,6 +33,9 @@ HELP = keys_text() + """
 - **store**: the live store after the step; scores are deadlines relative to
   the shared `now`; what the step wrote is marked.
 - **wire**: the exact command, every call this step sent, the raw replies.
+- In both, and in a fate's answers, the queue's hashtag is named whole once,
+  then as the lesson writes it (`emq:{q}:active`), and clock values read
+  relative to the step's `now` (`now+30000`); `v` shows them all whole.
 
 # The course's names
 

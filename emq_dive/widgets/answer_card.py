@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from ..fates import Answer
 from ..fates.answers import SINGLE, embedded_lua_error
 from ..fates.differs import FIRST_USE, loads_script, rescored
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, listed, reply_text, wire_text
+from .shorthand import Shorthand, base_of
+from .style import foreground
 
 SHA_HEX = 40
 """The hex digits of a script's SHA1, which the card shortens."""
@@ -42,46 +47,56 @@ def course_answer(answer: Answer) -> str:
     return f"{shown}{joined} · re-scored: {listed(renewed, most=MAX_ITEMS) if renewed else 'none'}"
 
 
-def answer_text(answer: Answer, sha_width: int = 10) -> Text:
-    """The answer as lines: outcome, each exchange and its raw reply, and the writes."""
+ROLES = {"faint": "", "ok": "green", "bad": "red", "wrote": "yellow"}
+"""The card's style roles, as plain Rich styles for a card not yet on screen (on screen: the theme's colours)."""
+
+
+def answer_text(answer: Answer, sha_width: int = 10, roles: Mapping[str, str | Style] = ROLES,
+                whole: bool = False) -> Text:
+    """The answer as lines: outcome, each exchange and its raw reply, and the writes, in the styles ``roles``
+    names; the queue's keys are named whole once, then as ``emq:{q}:…``, unless ``whole``."""
+    faint = roles["faint"]
+    names = Shorthand(base_of(arg for exchange in answer.exchanges for arg in exchange.sent), None, whole)
     out = Text()
     if answer.unavailable:
         out.append("unavailable: ", style="bold")
         out.append(answer.unavailable, style="italic")
         return out
     failed = answer.refused
-    out.append(answer.summary(MAX_ITEMS), style="bold red" if failed else "bold green")
+    verdict = roles["bad" if failed else "ok"]
+    out.append(answer.summary(MAX_ITEMS), style=Style(bold=True) + (Style.parse(verdict) if isinstance(verdict, str)
+                                                                    else verdict))
     course = course_answer(answer)
     if course:
         out.append("\n" + course, style="bold")
     if answer.sent_nothing:
-        out.append("\nsent nothing: refused before the wire", style="dim")
+        out.append("\nsent nothing: refused before the wire", style=faint)
     skip = 0
     for index, exchange in enumerate(answer.exchanges):
         if skip:
             skip -= 1
             continue
         if loads_script(answer.exchanges, index):
-            out.append(f"\n» {FIRST_USE}", style="dim")
+            out.append(f"\n» {FIRST_USE}", style=faint)
             skip = 1
             continue
-        out.append("\n» ", style="dim")
+        out.append("\n» ", style=faint)
         if exchange.sent[:2] == (b"SCRIPT", b"LOAD") and len(exchange.sent) == 3:
             out.append(f"SCRIPT LOAD <the script's source, {len(exchange.sent[2])} bytes>")
         else:
             sent = [a[:sha_width] + "…".encode() if len(a) == SHA_HEX and a.isalnum() else a for a in exchange.sent]
-            out.append(wire_text(sent, MAX_ARGS))
+            out.append(wire_text(names.args(sent), MAX_ARGS))
         lua = embedded_lua_error(exchange)
-        reply = f"(error) {lua.reply}" if lua is not None else reply_text(exchange.reply, MAX_ITEMS)
-        out.append("\n  → " + reply, style="red" if exchange.failed else "green")
-    out.append("\nwrote: ", style="dim")
+        reply = f"(error) {lua.reply}" if lua is not None else reply_text(names.reply(exchange.reply), MAX_ITEMS)
+        out.append("\n  → " + reply, style=roles["bad" if exchange.failed else "ok"])
+    out.append("\nwrote: ", style=faint)
     if answer.writes:
         for write in answer.writes[:MAX_LINES]:
-            out.append("\n  " + write, style="yellow")
+            out.append("\n  " + write, style=roles["wrote"])
         if len(answer.writes) > MAX_LINES:
-            out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style="dim")
+            out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style=faint)
     else:
-        out.append("nothing", style="dim")
+        out.append("nothing", style=faint)
     if answer.caveat:
         out.append("\n" + answer.caveat, style="italic")
     return out
@@ -98,8 +113,28 @@ class AnswerCard(Static):
         border-title-style: bold;
         padding: 0 1;
     }
+    AnswerCard > .answer-card--faint { color: $text-muted; }
+    AnswerCard > .answer-card--ok { color: $text-success; }
+    AnswerCard > .answer-card--bad { color: $text-error; }
+    AnswerCard > .answer-card--wrote { color: $text-warning; }
     """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"answer-card--{role}" for role in ROLES}
+
+    whole: reactive[bool] = reactive(False, init=False)
+    """True when the queue's keys are shown whole, not as ``emq:{q}:…`` after the first."""
 
     def __init__(self, answer: Answer, **kwargs: object) -> None:
         super().__init__(answer_text(answer), **kwargs)  # type: ignore[arg-type]
+        self.answer = answer
         self.border_title = f"{answer.verb} · wire {answer.wire}"
+
+    def on_mount(self) -> None:
+        # the asides take the theme's faint colour, which meets AA contrast, once the card's styles are known
+        self._draw()
+
+    def watch_whole(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        roles = {role: foreground(self.get_component_rich_style(f"answer-card--{role}")) for role in ROLES}
+        self.update(answer_text(self.answer, roles=roles, whole=self.whole))

@@ -20,3 +20,9 @@ def bindings(where: Where) -> list[BindingType]:
     return [Binding(name, action, key.description, show=key.footer, priority=key.priority,
                     key_display=key.display if len(key.keys) == 1 else None)
             for key in bound_by(where) for name, action in key.actions()]
+
+
+def app_keys(*actions: str) -> list[BindingType]:
+    """The app's bindings for ``actions``, for a modal screen to bind too (a modal screen hides the app's own)."""
+    return [Binding(name, f"app.{action}", key.description, show=False)
+            for key in keys_of(Where.APP) if key.action in actions for name, action in key.actions()]

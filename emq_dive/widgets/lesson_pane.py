@@ -50,6 +50,12 @@ def markdown_theme(colors: dict[str, str]) -> Theme:
     }, inherit=True)
 
 
+def hang(code: str, width: int) -> str:
+    """``code`` wrapped to ``width`` with each line's continuation indented, so a wrapped command stays one."""
+    return "\n".join("\n".join(textwrap.wrap(line, max(4, width), subsequent_indent="  ", break_on_hyphens=False))
+                     for line in code.split("\n"))
+
+
 @cache
 def _markdown_class() -> type:
     """Rich's Markdown renderer with the lesson's own code blocks (imported late: it is slow to import)."""
@@ -59,7 +65,7 @@ def _markdown_class() -> type:
         """A code block drawn as plain lines on a tinted band: the lesson's fences are wire text, not code."""
 
         def __rich_console__(self, console: Console, options: Any) -> Any:
-            code = Text(str(self.text).rstrip(), style="markdown.code_block")
+            code = Text(hang(str(self.text).rstrip(), options.max_width - 2), style="markdown.code_block")
             yield Padding(code, (0, 1), style="markdown.code_block", expand=True)
 
     class LessonMarkdown(Markdown):

@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from ..render import clip, relative
 from ..session import Frame
 from .scrolled import ScrolledLines
+from .shorthand import SHORT_TAG, Shorthand, tag_of
 
 
 def _epoch(value: str | None, width: int) -> str:
@@ -53,6 +54,8 @@ class StorePane(ScrolledLines):
 
     frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose store view is drawn (the watcher repaints only the lines that changed)."""
+    whole: reactive[bool] = reactive(False, repaint=False)
+    """True when keys and deadlines are shown whole, not as ``emq:{q}:`` and ``now+30000``."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -71,6 +74,11 @@ class StorePane(ScrolledLines):
             self.top = first  # a line the step changed is kept in sight
         self.top = self._valid(self.top)
         self._scrolled()
+
+    def watch_whole(self) -> None:
+        if self.is_mounted:
+            self.lines = list(self._draw().split("\n", allow_blank=True))
+            self._scrolled()
 
     def scroll_hint(self) -> str:
         """The members on show of a big batch, and what of the pane is out of sight."""
@@ -91,14 +99,23 @@ class StorePane(ScrolledLines):
         width = self.text_width
         first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width)
         # each run of padding ends the cell before it, so no text run starts with spaces (SVG viewers drop them)
+        names = Shorthand(view.base, now, self.whole)
+        if not self.whole:  # the queue's hashtag whole once; every key after it as the lesson writes it
+            out.append(f"{SHORT_TAG} is ", style=style("store-pane--muted"))
+            out.append(tag_of(names.key(view.base)) + "\n", style=style("store-pane--key"))
         if view.placement is not None:  # on a cluster: the slot and node of every key shown
-            out.append(view.placement.text() + "\n", style=style("store-pane--muted"))
-        out.append(f"active ({view.active_count})  ", style=style("store-pane--key"))
-        out.append("score = deadline\n" if now is not None else "score as read\n", style=style("store-pane--muted"))
+            out.append(view.placement.text(None if self.whole else SHORT_TAG) + "\n", style=style("store-pane--muted"))
+        active = f"{names.key(view.base + 'active')} ({view.active_count})"
+        out.append(active, style=style("store-pane--key"))
+        said = "score = deadline" if now is not None and not self.whole else "score as stored"
+        gap = "  " if len(active) + 2 + len(said) <= width else "\n"  # on a line of its own where it does not fit
+        out.append(gap + said + "\n", style=style("store-pane--muted"))
         # an id the store holds in active and in pending at once: what the membership guard exists to prevent
         both = {entry.id for entry in view.active if entry.score is not None} & set(view.pending)
         for entry in view.active:
-            line = entry.id.ljust(first) + (relative(entry.score, now) if entry.score is not None else "not a member")
+            score = entry.score
+            line = entry.id.ljust(first) + ("not a member" if score is None else str(score) if self.whole
+                                            else relative(score, now))
             if entry.id in both:
                 out.append(line + "  ← pending too", style=style("store-pane--both"))
             elif entry.changed:
@@ -106,7 +123,9 @@ class StorePane(ScrolledLines):
             else:
                 out.append(line, style=style("store-pane--muted") if entry.score is None else "")
             out.append("\n")
-        out.append(f"pending ({view.pending_count})  ", style=style("store-pane--key"))
+        pending = f"{names.key(view.base + 'pending')} ({view.pending_count})"
+        ids = " ".join(view.pending) or "(empty)"
+        out.append(pending + ("  " if len(pending) + 2 + len(ids) <= width else "\n  "), style=style("store-pane--key"))
         for i, job_id in enumerate(view.pending):
             out.append((" " if i else "") + job_id, style=style("store-pane--both") if job_id in both else "")
         out.append(("" if view.pending else "(empty)") + "\n")

@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from ..render import MAX_ARGS, MAX_ITEMS, MAX_LINES, reply_text, wire_text
 from ..session import Frame
 from .scrolled import ScrolledLines, hanging
+from .shorthand import Shorthand
 from .wire_lines import call_label, lapsed_notes, legend, stand_in
 
 
@@ -49,6 +50,8 @@ class WirePane(ScrolledLines):
     """The frame whose wire traffic is shown."""
     server: reactive[bool] = reactive(False, repaint=False)
     """True on a server backend, where the code pane shows the C module for wire 6 (the labels follow it)."""
+    whole: reactive[bool] = reactive(False, repaint=False)
+    """True when keys and clock values are shown whole, not as ``emq:{q}:`` and ``now+30000``."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -58,6 +61,10 @@ class WirePane(ScrolledLines):
 
     def watch_frame(self) -> None:
         self.show_lines(self._wrapped(), to_end=True)
+
+    def watch_whole(self) -> None:
+        if self.is_mounted:
+            self.show_lines(self._wrapped(), to_end=True)
 
     def lay_out(self) -> None:
         self.show_lines(self._wrapped(), to_end=True)
@@ -91,8 +98,9 @@ class WirePane(ScrolledLines):
         if frame is None:
             return [Text("nothing sent yet", style=muted)]
         step = frame.step
+        names = Shorthand(frame.view.base, step.now, self.whole)  # the queue's base whole once, in the command
         head = Text("the command: ", style=muted)
-        head.append(command_text(step.command), style=style("wire-pane--cmd"))
+        head.append(command_text(names.args(step.command)), style=style("wire-pane--cmd"))
         out = [head]
         if step.index == 0:
             out.append(Text("the handle has built it; → sends it", style=muted))
@@ -106,11 +114,12 @@ class WirePane(ScrolledLines):
             line = Text(f"{'≈ ' if kind else ''}{call_label(call, self.server)}  ", style=muted)
             if kind:
                 kinds.append(kind)
-                line.append(f"{wire_text(call.sent)}  → {reply_text(call.reply)}", style=style("wire-pane--stand-in"))
+                line.append(f"{wire_text(names.args(call.sent))}  → {reply_text(names.reply(call.reply))}",
+                            style=style("wire-pane--stand-in"))
             else:
-                line.append(wire_text(call.sent))
-                line.append(f"  → {reply_text(call.reply)}", style=style("wire-pane--error" if failed else
-                                                                        "wire-pane--reply"))
+                line.append(wire_text(names.args(call.sent)))
+                line.append(f"  → {reply_text(names.reply(call.reply))}",
+                            style=style("wire-pane--error" if failed else "wire-pane--reply"))
             out.append(line)
         if len(calls) > MAX_LINES:
             out.append(Text(f"… and {len(calls) - MAX_LINES} more calls", style=muted))
@@ -123,7 +132,7 @@ class WirePane(ScrolledLines):
             if step.error is not None:
                 reply.append(f"(error) {step.error}", style=style("wire-pane--error"))
             else:
-                reply.append(reply_text(step.reply, MAX_ITEMS), style=style("wire-pane--reply"))
+                reply.append(reply_text(names.reply(step.reply), MAX_ITEMS), style=style("wire-pane--reply"))
             if frame.answer:
                 reply.append(f"  · extend_locks {frame.answer}", style=muted)
             out.append(reply)
