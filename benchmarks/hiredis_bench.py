@@ -24,10 +24,10 @@ from redis.utils import HIREDIS_AVAILABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from emq_dive.cost import seed, server_usec
-from emq_dive.echo_mq import jobs
-from emq_dive.echo_mq.connector import Connector
-from emq_dive.stores import Store, open_store
+from emq_dive.engine.echo_mq import jobs
+from emq_dive.engine.echo_mq.connector import Connector
+from emq_dive.engine.stores import Store, open_store
+from emq_dive.tools.cost import seed, server_usec
 
 LEASE_MS = 30_000
 

@@ -58,16 +58,16 @@ async def _ticker(gaps: list[tuple[float, float]]) -> None:
 def dive(root: str, backend: str, count: int, probe: str | None) -> int:
     """The dive from ``root`` on ``backend`` with ``count`` members, as the CLI runs it."""
     sys.path.insert(0, root)
-    from emq_dive import heap
+    from emq_dive.views.tui import heap
     getattr(heap, "hold_for_start_up", lambda: None)()
-    from emq_dive.lessons import load
-    from emq_dive.stores import open_store
+    from emq_dive.course.lessons import load
+    from emq_dive.engine.stores import open_store
     try:
         store = open_store(backend, background=backend in ("auto", "valkey"))
     except TypeError:  # a tree from before the background start
         store = open_store(backend)
     try:
-        from emq_dive.app import make_app
+        from emq_dive.views.tui.app import make_app
         lesson = load("batches-03")
         app = make_app(lesson, store, batch=members(count) if count else None)
         signal.signal(signal.SIGTERM, lambda signum, frame: app.exit())

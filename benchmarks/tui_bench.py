@@ -47,8 +47,8 @@ sys.path.insert(0, %r)
 # before the app is imported, so a server the backend starts comes up behind the app's import and start
 from emq_dive import heap
 getattr(heap, "hold_for_start_up", lambda: None)()  # a tree from before the hold runs without it
-from emq_dive.lessons import load
-from emq_dive.stores import open_store
+from emq_dive.course.lessons import load
+from emq_dive.engine.stores import open_store
 try:
     store = open_store(%r, background=True)
 except TypeError:  # a tree from before the background start opens its store in the foreground
@@ -56,8 +56,8 @@ except TypeError:  # a tree from before the background start opens its store in 
 ready = {"at": time.perf_counter() - t0}
 if getattr(store, "starting", None) is not None:
     store.starting.add_done_callback(lambda _: ready.update(at=time.perf_counter() - t0))
-from emq_dive.app import make_app, wait_ready
-from emq_dive.screens.dive import DiveScreen
+from emq_dive.views.tui.app import make_app, wait_ready
+from emq_dive.views.tui.screens.dive import DiveScreen
 shown = {"text": None, "at": float("nan")}
 refresh = DiveScreen._compositor_refresh
 def painted(self):
@@ -179,9 +179,9 @@ MODES = {"batch": None, "singles": "m", "guard-off": "g"}
 async def step_latency(batch: tuple[str, ...] | None, presses: int = 30,
                        mode: str = "batch") -> tuple[float, float, int]:
     """Median and worst ms from the → key to the last paint it caused in ``mode``; and the batch size."""
-    from emq_dive.app import make_app, wait_ready
-    from emq_dive.lessons import load
-    from emq_dive.stores import open_store
+    from emq_dive.course.lessons import load
+    from emq_dive.engine.stores import open_store
+    from emq_dive.views.tui.app import make_app, wait_ready
 
     store = open_store("fakeredis")
     app = make_app(load("batches-03"), store, batch=batch)
@@ -216,9 +216,9 @@ async def step_latency(batch: tuple[str, ...] | None, presses: int = 30,
 
 async def big_batch(members: int = 10_000) -> dict[str, float]:
     """Open, step and jump to the end of a big batch; report wall times and the worst event-loop stall."""
-    from emq_dive.app import make_app, wait_ready
-    from emq_dive.lessons import load
-    from emq_dive.stores import open_store
+    from emq_dive.course.lessons import load
+    from emq_dive.engine.stores import open_store
+    from emq_dive.views.tui.app import make_app, wait_ready
 
     store = open_store("fakeredis")
     app = make_app(load("batches-03"), store, batch=("live", "stale", "live", "reaped") * (members // 4))

@@ -11,8 +11,8 @@ from typing import NoReturn
 
 from . import __version__, launch
 from .launch import step_count, step_problem, text_mode
-from .paths import output_problem
-from .screens.shot_size import SCREENSHOT_SIZE, screen_size
+from .present.paths import output_problem
+from .views.tui.screens.shot_size import SCREENSHOT_SIZE, screen_size
 
 __all__ = ["main", "output_problem", "run_lesson", "step_count", "step_problem"]
 _text_mode = text_mode
@@ -80,7 +80,7 @@ def _lesson_parser() -> argparse.ArgumentParser:
 
 
 def _lesson_ids() -> list[str]:
-    from .lessons import lesson_ids
+    from .course.lessons import lesson_ids
     return lesson_ids()
 
 
@@ -94,7 +94,7 @@ def run_lesson(argv: Sequence[str]) -> int:
     args = _lesson_parser().parse_args(argv)
     if args.size is not None and args.screenshot is None:
         return _fail("--size goes with --screenshot (the TUI takes the terminal's own size)")
-    from .stores.credentials import BackendProblem, resolve_backend
+    from .engine.stores.credentials import BackendProblem, resolve_backend
     try:
         backend = resolve_backend(args.backend, os.environ, warn=_warn)
     except BackendProblem as err:
@@ -112,10 +112,10 @@ def run_command(argv: Sequence[str]) -> int:
     """Run one of the non-lesson commands."""
     command, rest = argv[0], list(argv[1:])
     if command == "list":
-        from .lesson_list import print_list
+        from .course.lesson_list import print_list
         return print_list(rest, sys.stdout)
     if command == "script":
-        from .echo_mq import scripts
+        from .engine.echo_mq import scripts
         names = ("extend_locks", "extend_lock")
         if len(rest) != 1 or rest[0].removesuffix(".lua") not in names:
             return _fail(f"usage: emq-dive script NAME, where NAME is one of: {', '.join(names)}")
@@ -124,15 +124,15 @@ def run_command(argv: Sequence[str]) -> int:
     if command == "native":
         if rest != ["build"]:
             return _fail("usage: emq-dive native build")
-        from .native.build import build_command
+        from .engine.native.build import build_command
         return build_command()
     if command == "serve":
-        from .web import serve_command
+        from .views.web import serve_command
         return serve_command(rest)
     if command == "clean":
-        from .stores.clean import clean_command
+        from .engine.stores.clean import clean_command
         return clean_command(rest)
-    from .bench import main as bench_main
+    from .tools.bench import main as bench_main
     return bench_main(rest)
 
 
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[0] in COMMANDS:
             return run_command(argv)
-        from .lessons import is_path
+        from .course.lessons import is_path
         if not argv[0].startswith("-") and not is_path(argv[0]) and argv[0] not in _lesson_ids():
             near = difflib.get_close_matches(argv[0], [*_lesson_ids(), *COMMANDS], n=1, cutoff=0.4)
             hint = f"; did you mean {near[0]!r}?" if near else " (see: emq-dive list)"

@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from . import heap
-from .paths import output_problem
+from .present.paths import output_problem
+from .views.tui import heap
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def _run(args: LaunchOptions) -> int:
     problem = output_problem(args.transcript, "transcript.md") if args.transcript is not None else None
     if problem:
         return fail(f"--transcript: {problem}")
-    from .lessons import LessonError, find
+    from .course.lessons import LessonError, find
     try:
         lesson = find(args.lesson)
     except LessonError as err:
@@ -83,7 +83,7 @@ def _run(args: LaunchOptions) -> int:
     problem = step_problem(args.step, lesson.id, len(lesson.batch), args.wire)
     if problem:
         return fail(problem)
-    from .stores import StoreError, open_store
+    from .engine.stores import StoreError, open_store
     for signum in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal ends the run as q does
         signal.signal(signum, _terminate)
     erase = args.backend in ("server", "cluster") and sys.stderr.isatty()  # a terminal gets the line back
@@ -113,7 +113,7 @@ def _run(args: LaunchOptions) -> int:
 
 def _tui(args: LaunchOptions, lesson: Any, store: Any) -> int:
     """The full-screen app, or its screenshot."""
-    from .app import make_app, save_screenshot
+    from .views.tui.app import make_app, save_screenshot
     # a store without the native twin runs the lesson on wire 4, which has fewer steps
     served = args.wire if args.wire == 4 or store.native else 4
     problem = step_problem(args.step, lesson.id, len(lesson.batch), served)
@@ -140,9 +140,9 @@ def text_mode(args: Any, lesson: Any, store: Any) -> int:
     """Run the lesson without the full-screen UI: its transcript, or the plain line mode on stdin and stdout."""
     import redis
 
-    from .session import Session
-    from .stores import StoreError
-    from .text_modes.transcript import Recorder, record_run
+    from .engine.stores import StoreError
+    from .present.session import Session
+    from .views.text.transcript import Recorder, record_run
     session = Session(store, lesson, wire=args.wire)
     recorder = Recorder(lesson.heading, lambda: store.description)
     try:
@@ -154,7 +154,7 @@ def text_mode(args: Any, lesson: Any, store: Any) -> int:
                 return fail(f"--transcript: cannot write {args.transcript}: {err.strerror or err}")
             print(args.transcript)
             return 0
-        from .text_modes.plain import PlainDive, style_for
+        from .views.text.plain.dive import PlainDive, style_for
         dive = PlainDive(session, sys.stdout, style_for(sys.stdout, os.environ), recorder,
                          lambda path: output_problem(path, "transcript.md"), prompt=sys.stdin.isatty())
         return dive.run(iter(sys.stdin.readline, ""), args.step)

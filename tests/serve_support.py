@@ -94,7 +94,7 @@ def tab_processes(tmpdir: Path) -> list[int]:
     marker = f"TMPDIR={tmpdir}".encode()
     found = []
     for pid in _pids():
-        if "emq_dive.web.child" not in cmdline(pid):
+        if "emq_dive.views.web.child" not in cmdline(pid):
             continue
         try:
             environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
@@ -145,7 +145,7 @@ class Served:
 
     def tabs(self) -> list[int]:
         """The tab apps this server runs now."""
-        return [pid for pid in children(self.pid) if "emq_dive.web.child" in cmdline(pid)]
+        return [pid for pid in children(self.pid) if "emq_dive.views.web.child" in cmdline(pid)]
 
     def stop(self, signum: int = signal.SIGTERM) -> int:
         """Signal the server and wait for it; its exit status."""

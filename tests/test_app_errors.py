@@ -6,8 +6,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from emq_dive.echo_mq.keyspace import IllFormed
-from emq_dive.screens.error import ErrorView, describe
+from emq_dive.engine.echo_mq.keyspace import IllFormed
+from emq_dive.views.tui.screens.error import ErrorView, describe
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
 

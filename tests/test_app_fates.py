@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from emq_dive import fates
-from emq_dive.fates import FATES
-from emq_dive.fates.availability import NEEDS_CLUSTER, NOT_OWNED
-from emq_dive.screens.fate_picker import FatePicker
-from emq_dive.screens.fate_view import FateView
-from emq_dive.stepper import Reason
+from emq_dive.engine import fates
+from emq_dive.engine.fates import FATES
+from emq_dive.engine.fates.availability import NEEDS_CLUSTER, NOT_OWNED
+from emq_dive.engine.stepper import Reason
+from emq_dive.views.tui.screens.fate_picker import FatePicker
+from emq_dive.views.tui.screens.fate_view import FateView
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
 

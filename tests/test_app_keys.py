@@ -7,16 +7,16 @@ import inspect
 
 from textual import events
 
-from emq_dive.app import save_screenshot
-from emq_dive.echo_mq import jobs, native, scripts
-from emq_dive.echo_mq.scripts import marker_lines
-from emq_dive.keymap import in_palette
-from emq_dive.screens.help import HelpScreen
-from emq_dive.screens.palette import DiveCommands
-from emq_dive.stepper import LUA_MARKS
-from emq_dive.widgets.code_pane import SOURCES, TITLES, CodePane, module_line, source
-from emq_dive.widgets.code_source import NATIVE_SEND
-from emq_dive.widgets.lesson_pane import LessonPane
+from emq_dive.engine.echo_mq import jobs, native, scripts
+from emq_dive.engine.echo_mq.scripts import marker_lines
+from emq_dive.engine.stepper import LUA_MARKS
+from emq_dive.present.keymap import in_palette
+from emq_dive.views.tui.app import save_screenshot
+from emq_dive.views.tui.screens.help import HelpScreen
+from emq_dive.views.tui.screens.palette import DiveCommands
+from emq_dive.views.tui.widgets.code_pane import SOURCES, TITLES, CodePane, module_line, source
+from emq_dive.views.tui.widgets.code_source import NATIVE_SEND
+from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
 HANDLE_MARKS = {"gate", "flatten", "argv", "keys", "send", "failed"}
@@ -193,9 +193,9 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
     import gc
     from contextlib import contextmanager
 
-    from emq_dive import app as app_module
-    from emq_dive.heap import collector_paused
-    from emq_dive.screens import store_moves
+    from emq_dive.views.tui import app as app_module
+    from emq_dive.views.tui.heap import collector_paused
+    from emq_dive.views.tui.screens import store_moves
 
     paused = []
 
@@ -240,7 +240,7 @@ async def test_the_lesson_takes_the_colours_of_a_new_theme():
 
 @asynctest
 async def test_a_section_that_cannot_be_laid_out_says_so_in_the_pane(monkeypatch):
-    from emq_dive.widgets import lesson_pane
+    from emq_dive.views.tui.widgets import lesson_pane
 
     def broken(body, width, theme):
         raise ValueError("no parser today")

@@ -6,10 +6,10 @@ import itertools
 
 from textual.widgets import Static
 
-from emq_dive.echo_mq import keyspace
-from emq_dive.stepper import REMOVED_TEXT, Check, Raised, Verdict
-from emq_dive.stepper.modes import WHAT_IF_REFUSAL
-from emq_dive.stores import open_store
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.engine.stepper import REMOVED_TEXT, Check, Raised, Verdict
+from emq_dive.engine.stepper.modes import WHAT_IF_REFUSAL
+from emq_dive.engine.stores import open_store
 from tests.tui_support import (
     FROZEN,
     SIZE,

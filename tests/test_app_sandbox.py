@@ -9,15 +9,15 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from emq_dive import lessons
-from emq_dive.app import make_app
-from emq_dive.sandbox import current_batch
-from emq_dive.screens.cost import CostView
-from emq_dive.screens.help import HELP
-from emq_dive.screens.sandbox import SandboxEditor
-from emq_dive.session import Session
-from emq_dive.stepper import Reason
-from emq_dive.text_modes.transcript import default_name
+from emq_dive.course import lessons
+from emq_dive.course.sandbox import current_batch
+from emq_dive.engine.stepper import Reason
+from emq_dive.present.session import Session
+from emq_dive.views.text.transcript import default_name
+from emq_dive.views.tui.app import make_app
+from emq_dive.views.tui.screens.cost import CostView
+from emq_dive.views.tui.screens.help import HELP
+from emq_dive.views.tui.screens.sandbox import SandboxEditor
 from tests.tui_support import (
     SIZE,
     THEME,
@@ -217,7 +217,7 @@ async def test_the_cost_view_measures_here_and_leaves_the_dive_as_it_was():
 
 @asynctest
 async def test_each_new_key_has_a_description_and_is_in_the_help_and_the_palette():
-    from emq_dive.screens.palette import DiveCommands
+    from emq_dive.views.tui.screens.palette import DiveCommands
 
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from emq_dive.app import make_app
-from emq_dive.fates import FATES
-from emq_dive.screens.fate_view import FateView
-from emq_dive.screens.too_small import TooSmall
-from emq_dive.stepper import Member, Passed, Verdict
-from emq_dive.stores import open_store
-from emq_dive.widgets.batch_table import BatchTable, cells
-from emq_dive.widgets.code_pane import CodePane
-from emq_dive.widgets.store_pane import StorePane
-from emq_dive.widgets.wire_pane import WirePane
+from emq_dive.engine.fates import FATES
+from emq_dive.engine.stepper import Member, Passed, Verdict
+from emq_dive.engine.stores import open_store
+from emq_dive.views.tui.app import make_app
+from emq_dive.views.tui.screens.fate_view import FateView
+from emq_dive.views.tui.screens.too_small import TooSmall
+from emq_dive.views.tui.widgets.batch_table import BatchTable, cells
+from emq_dive.views.tui.widgets.code_pane import CodePane
+from emq_dive.views.tui.widgets.store_pane import StorePane
+from emq_dive.views.tui.widgets.wire_pane import WirePane
 from tests.tui_support import (
     FROZEN,
     SIZE,
@@ -29,8 +29,8 @@ from tests.tui_support import (
 
 def last_reply(call, now: int | None = None) -> str:
     """The tail of the line a call's reply ends, as the wire pane wraps it (clock values relative to ``now``)."""
-    from emq_dive.render import reply_text
-    from emq_dive.widgets.shorthand import Shorthand
+    from emq_dive.engine.echo_mq.render import reply_text
+    from emq_dive.views.tui.widgets.shorthand import Shorthand
 
     return reply_text(Shorthand("", now).reply(call.reply))[-12:]
 
@@ -243,7 +243,7 @@ async def test_wire_6_on_a_server_labels_the_modules_lines_and_marks_its_stand_i
 
 
 def test_a_scroll_thumb_covers_the_share_on_show_where_it_is_shown() -> None:
-    from emq_dive.widgets.scrolled import thumb
+    from emq_dive.views.tui.widgets.scrolled import thumb
 
     assert thumb(0, 10, 10) == (0, 0), "everything fits: no thumb"
     assert thumb(0, 10, 40) == (0, 2) and thumb(30, 10, 40) == (8, 10), "a quarter on show, at each end"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from emq_dive.echo_mq import scripts
-from emq_dive.fates import read_state
-from emq_dive.stepper import NOT_REACHED, Reason
+from emq_dive.engine.echo_mq import scripts
+from emq_dive.engine.fates import read_state
+from emq_dive.engine.stepper import NOT_REACHED, Reason
 from tests.tui_support import NOW_MS, SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
 

@@ -17,10 +17,10 @@ import pytest
 from serve_support import poll, served
 from test_serve import _open_tab, _queues, _tab_with_keys, shared  # noqa: F401  (shared is a fixture)
 
-from emq_dive import lessons
-from emq_dive.echo_mq import keyspace
-from emq_dive.sandbox import SandboxError, from_lesson
-from emq_dive.web.relay import InputBudget
+from emq_dive.course import lessons
+from emq_dive.course.sandbox import SandboxError, from_lesson
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.views.web.relay import InputBudget
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = lessons.lessons_dir() / "batches-03.toml"

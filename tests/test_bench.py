@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from emq_dive.bench import versus
+from emq_dive.tools.bench import versus
 
 
 def test_versus_says_which_is_cheaper():

@@ -12,10 +12,10 @@ import redis
 from conftest import own_server
 
 from emq_dive.cli import main
-from emq_dive.echo_mq import keyspace, moves
-from emq_dive.stores import open_store
-from emq_dive.stores.cluster import OWNER_FILE, remove_orphans
-from emq_dive.stores.expiry import Owner, mark, marker_keys
+from emq_dive.engine.echo_mq import keyspace, moves
+from emq_dive.engine.stores import open_store
+from emq_dive.engine.stores.cluster import OWNER_FILE, remove_orphans
+from emq_dive.engine.stores.expiry import Owner, mark, marker_keys
 
 FOREIGN = {0: [b"emq:{dive-00000000}:active", b"emq:{dive-*}:active", b"emq:{dive-11111111}:dive-owner",
                b"emq:{dive-22222222}:dive-owner", b"emq:{dive-22222222}:active", b"other"],
@@ -95,7 +95,7 @@ def test_clean_needs_a_url(capsys) -> None:
 
 
 def test_clean_says_in_one_line_when_the_server_is_not_there(capsys, monkeypatch) -> None:
-    from emq_dive.stores.spawned import free_port
+    from emq_dive.engine.stores.spawned import free_port
     monkeypatch.setenv("EMQ_DIVE_PASSWORD", "secret-word")  # from the environment, as the dive takes it
     assert main(["clean", "--backend", f"redis://127.0.0.1:{free_port()}/0"]) == 1
     err = capsys.readouterr().err

@@ -50,7 +50,7 @@ def test_list_shows_the_lesson_and_its_heading() -> None:
 def test_script_prints_the_file_byte_for_byte(name: str) -> None:
     done = emq("script", name)
     assert done.returncode == 0, done.stderr
-    path = ROOT / "emq_dive" / "echo_mq" / "scripts" / (name.removesuffix(".lua") + ".lua")
+    path = ROOT / "emq_dive" / "engine" / "echo_mq" / "scripts" / (name.removesuffix(".lua") + ".lua")
     assert done.stdout == path.read_text("utf-8")
 
 
@@ -263,9 +263,9 @@ def test_help_says_step_works_in_the_tui_as_well() -> None:
 @pytest.mark.parametrize("wire", [4, 6])
 def test_the_step_range_the_cli_checks_is_the_one_the_stepper_walks(fake_store, batch: list[str],
                                                                     wire: int) -> None:
-    from emq_dive import fates
     from emq_dive.cli import step_count
-    from emq_dive.stepper import Stepper
+    from emq_dive.engine import fates
+    from emq_dive.engine.stepper import Stepper
     held = fates.build_batch(fake_store, batch, 30_000, 10_000).held
     stepper = Stepper(fake_store, held, 30_000, wire=wire)
     assert stepper.count == step_count(len(batch), wire)

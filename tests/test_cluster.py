@@ -18,11 +18,11 @@ import redis
 from redis.crc import key_slot
 from test_valkey_store import CLAIM, LEASE, LESSON_BATCH, alive, require_wheel, run_default_batch
 
-from emq_dive import fates
-from emq_dive.echo_mq import jobs, keyspace
-from emq_dive.echo_mq.connector import Connector, error_text, raw
-from emq_dive.stores import open_store
-from emq_dive.stores.cluster import SLOTS, ClusterStore, follow_slot_owner, no_hashtag, untagged
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, keyspace
+from emq_dive.engine.echo_mq.connector import Connector, error_text, raw
+from emq_dive.engine.stores import open_store
+from emq_dive.engine.stores.cluster import SLOTS, ClusterStore, follow_slot_owner, no_hashtag, untagged
 
 pytestmark = pytest.mark.server
 
@@ -196,7 +196,7 @@ def test_sigkill_of_the_owner_process_stops_every_node(tmp_path: Path) -> None:
     require_wheel()
     script = textwrap.dedent("""
         import signal
-        from emq_dive.stores import open_store
+        from emq_dive.engine.stores import open_store
         store = open_store("cluster")
         print(" ".join(str(node.pid) for node in store.nodes), flush=True)
         signal.pause()
@@ -229,7 +229,7 @@ def test_the_store_pane_shows_the_slot_and_node_every_key_shares(fresh: ClusterS
     """Stepped on the cluster: the pane names the queue's slot and its node, asked once per key, not per step."""
     from tui_support import asynctest, lesson, press, screen_text, settle
 
-    from emq_dive.app import make_app
+    from emq_dive.views.tui.app import make_app
 
     slot = key_slot(keyspace.queue_key(fresh.queue, "active").encode())
     tag = "{" + fresh.queue + "}"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from emq_dive.echo_mq import jobs
-from emq_dive.widgets.code_pane import TITLES, CodePane
-from emq_dive.widgets.code_source import NATIVE_SEND, SOURCES, breaks, first_rows, hang, layout, plain_source
+from emq_dive.engine.echo_mq import jobs
+from emq_dive.views.tui.widgets.code_pane import TITLES, CodePane
+from emq_dive.views.tui.widgets.code_source import NATIVE_SEND, SOURCES, breaks, first_rows, hang, layout, plain_source
 from tests.tui_support import asynctest, dive, frozen_app, press, screen_text, settle
 
 

@@ -6,8 +6,8 @@ import warnings
 
 import redis
 
-from emq_dive.echo_mq.connector import error_text, raw
-from emq_dive.stores import Store
+from emq_dive.engine.echo_mq.connector import error_text, raw
+from emq_dive.engine.stores import Store
 
 
 def test_raw_sends_without_a_deprecation_warning(fake_store: Store) -> None:

@@ -14,19 +14,19 @@ import pytest
 import redis
 from conftest import FROZEN
 
-from emq_dive import fates
-from emq_dive.echo_mq import jobs, keyspace, scripts
-from emq_dive.echo_mq.connector import Connector, Exchange, error_text, raw
-from emq_dive.echo_mq.keyspace import IllFormed, job_key, queue_key
-from emq_dive.render import reply_text, wire_text
-from emq_dive.stores import open_store
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, keyspace, scripts
+from emq_dive.engine.echo_mq.connector import Connector, Exchange, error_text, raw
+from emq_dive.engine.echo_mq.keyspace import IllFormed, job_key, queue_key
+from emq_dive.engine.echo_mq.render import reply_text, wire_text
+from emq_dive.engine.stores import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 # -- (a) the import boundary ----------------------------------------------------------
 
-UI = ("emq_dive.app", "emq_dive.widgets", "emq_dive.screens", "emq_dive.__main__")
+UI = ("emq_dive.views.tui", "emq_dive.__main__")
 """The modules that draw; every other module of the package is engine and must never import textual."""
 
 
@@ -45,9 +45,9 @@ def test_the_engine_never_imports_textual() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    for name in ("emq_dive.echo_mq.connector", "emq_dive.stores.embedded", "emq_dive.stepper", "emq_dive.lessons",
-                 "emq_dive.fates.runs", "emq_dive.fate_table", "emq_dive.session", "emq_dive.render",
-                 "emq_dive.store_view"):
+    for name in ("emq_dive.engine.echo_mq.connector", "emq_dive.engine.stores.embedded", "emq_dive.engine.stepper",
+                 "emq_dive.course.lessons", "emq_dive.engine.fates.runs", "emq_dive.engine.fate_table",
+                 "emq_dive.present.session", "emq_dive.engine.echo_mq.render", "emq_dive.present.store_view"):
         assert name in result["checked"], name
     assert result["textual"] == [], "the engine imported textual"
 
@@ -55,9 +55,9 @@ def test_the_engine_never_imports_textual() -> None:
 def test_the_engine_runs_a_batch_without_textual() -> None:
     """Not only importing: a whole stepped and verified batch on the embedded store pulls in no textual."""
     code = ("import sys\n"
-            "from emq_dive.stores import open_store\n"
-            "from emq_dive import fates\n"
-            "from emq_dive.stepper import Stepper\n"
+            "from emq_dive.engine.stores import open_store\n"
+            "from emq_dive.engine import fates\n"
+            "from emq_dive.engine.stepper import Stepper\n"
             "store = open_store('fakeredis', clock=lambda: 1.7e9)\n"
             "batch = fates.build_batch(store, ['live', 'stale', 'live', 'reaped'], 30000, 10000)\n"
             "for wire in (4, 6):\n"
@@ -379,7 +379,7 @@ def test_close_waits_for_work_under_way_and_refuses_work_after(fake_store) -> No
     """A worker still writing when the app quits finishes first; nothing can write once the store is closed."""
     import threading
 
-    from emq_dive.stores import StoreError
+    from emq_dive.engine.stores import StoreError
 
     class Watched:
         """The store's lock, telling when a second thread asks for it."""
@@ -430,7 +430,7 @@ def test_close_waits_for_work_under_way_and_refuses_work_after(fake_store) -> No
 
 @pytest.mark.parametrize("total", [8, 9, 30, 1000])
 def test_the_store_window_pages_with_a_neighbour_on_each_side(total: int) -> None:
-    from emq_dive.store_view import WINDOW, window
+    from emq_dive.present.store_view import WINDOW, window
 
     starts = []
     for current in range(total):
@@ -449,7 +449,7 @@ def test_the_store_window_pages_with_a_neighbour_on_each_side(total: int) -> Non
 def test_a_paused_collector_comes_back_on_and_freezes_nothing() -> None:
     import gc
 
-    from emq_dive.heap import collector_paused
+    from emq_dive.views.tui.heap import collector_paused
 
     frozen = gc.get_freeze_count()
     try:
@@ -468,7 +468,8 @@ def test_a_paused_collector_comes_back_on_and_freezes_nothing() -> None:
 def test_start_up_holds_the_collector_until_it_settles_and_a_cli_error_gives_it_back() -> None:
     import gc
 
-    from emq_dive import cli, heap
+    from emq_dive import cli
+    from emq_dive.views.tui import heap
 
     try:
         heap.hold_for_start_up()
@@ -495,7 +496,7 @@ def test_long_commands_and_replies_are_cut_and_counted_only_when_asked() -> None
 
 
 def test_compare_names_one_deadline_per_wire_when_their_clocks_differ() -> None:
-    from emq_dive.lessons import load
+    from emq_dive.course.lessons import load
 
     ticks = iter(range(10**6))
     store = open_store("fakeredis", clock=lambda: FROZEN + next(ticks) / 100)  # 10 ms on at every TIME
@@ -512,7 +513,7 @@ def test_compare_names_one_deadline_per_wire_when_their_clocks_differ() -> None:
 
 @pytest.mark.parametrize("queue", ["a*", "a?", "a[b]", "a\\b"])
 def test_a_queue_named_with_glob_characters_finds_only_its_own_keys(queue: str) -> None:
-    from emq_dive.stores import snapshot
+    from emq_dive.engine.stores import snapshot
 
     store = open_store("fakeredis", queue=queue)
     try:

@@ -8,8 +8,8 @@ from typing import Any
 
 import redis
 
-from emq_dive import bench, cost
-from emq_dive.stores import Store
+from emq_dive.engine.stores import Store
+from emq_dive.tools import bench, cost
 
 
 class Ticks:
@@ -121,9 +121,9 @@ def test_bars_grow_with_the_figure_on_either_scale() -> None:
 
 def test_the_measuring_queue_expires_on_its_own(fake_store: Store) -> None:
     """Every key the cost view seeds has the dive's TTL, so a measure cut short by a crash leaves nothing for good."""
-    from emq_dive.echo_mq import keyspace
-    from emq_dive.stores import fresh_queue
-    from emq_dive.stores.expiry import KEY_TTL_MS
+    from emq_dive.engine.echo_mq import keyspace
+    from emq_dive.engine.stores import fresh_queue
+    from emq_dive.engine.stores.expiry import KEY_TTL_MS
 
     queue = fresh_queue()
     cost.seed(fake_store.client, queue, 3)

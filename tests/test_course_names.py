@@ -6,12 +6,12 @@ import re
 
 import redis
 
-from emq_dive import fates
-from emq_dive.echo_mq.connector import error_text
-from emq_dive.fates.answers import embedded_lua_error
-from emq_dive.screens.help import HelpScreen
-from emq_dive.widgets.answer_card import AnswerCard
-from emq_dive.widgets.lesson_pane import LessonPane
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq.connector import error_text
+from emq_dive.engine.fates.answers import embedded_lua_error
+from emq_dive.views.tui.screens.help import HelpScreen
+from emq_dive.views.tui.widgets.answer_card import AnswerCard
+from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 from tests.test_app_fates import pick
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, press, screen_text, settle, shown
 

@@ -17,10 +17,11 @@ from conftest import IN_CI
 from test_valkey_store import require_wheel
 from tui_support import asynctest, frozen_app, lesson, screen_text, settle
 
-from emq_dive import cli, fates
-from emq_dive.app import make_app
-from emq_dive.echo_mq.connector import error_text
-from emq_dive.stores import open_store, spawned
+from emq_dive import cli
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq.connector import error_text
+from emq_dive.engine.stores import open_store, spawned
+from emq_dive.views.tui.app import make_app
 
 ROOT = Path(__file__).resolve().parent.parent
 

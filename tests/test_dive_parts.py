@@ -7,10 +7,10 @@ import inspect
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 
-from emq_dive.screens import dive_messages, dive_tools, store_moves
-from emq_dive.screens.dive import DiveScreen
-from emq_dive.screens.store_moves import StoreMoves
-from emq_dive.widgets.code_pane import CodePane
+from emq_dive.views.tui.screens import dive_messages, dive_tools, store_moves
+from emq_dive.views.tui.screens.dive import DiveScreen
+from emq_dive.views.tui.screens.store_moves import StoreMoves
+from emq_dive.views.tui.widgets.code_pane import CodePane
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle
 
 

@@ -12,15 +12,16 @@ from typing import Any
 import pytest
 import redis
 
-from emq_dive import fates, lessons
-from emq_dive.echo_mq import jobs, keyspace
-from emq_dive.stepper import DRIVERS, Call, Outcome, Step, Stepper, register
-from emq_dive.stepper.driver import Batch, Handle, run_atomic
-from emq_dive.stepper.handle import BatchHandle
-from emq_dive.stepper.hosts import RUN_ID_LEARNED, probe_refused
-from emq_dive.stepper.timeline import Timeline
-from emq_dive.stepper.tracing import lines_of
-from emq_dive.stores import open_store, snapshot
+from emq_dive.course import lessons
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, keyspace
+from emq_dive.engine.stepper import DRIVERS, Call, Outcome, Step, Stepper, register
+from emq_dive.engine.stepper.driver import Batch, Handle, run_atomic
+from emq_dive.engine.stepper.handle import BatchHandle
+from emq_dive.engine.stepper.hosts import RUN_ID_LEARNED, probe_refused
+from emq_dive.engine.stepper.timeline import Timeline
+from emq_dive.engine.stepper.tracing import lines_of
+from emq_dive.engine.stores import open_store, snapshot
 
 try:
     from tests.conftest import FROZEN

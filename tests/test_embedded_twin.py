@@ -12,9 +12,9 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from emq_dive.echo_mq import keyspace, scripts
-from emq_dive.echo_mq.connector import Connector, raw
-from emq_dive.stores import StoreError, embedded, open_store
+from emq_dive.engine.echo_mq import keyspace, scripts
+from emq_dive.engine.echo_mq.connector import Connector, raw
+from emq_dive.engine.stores import StoreError, embedded, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = 30_000
@@ -68,9 +68,9 @@ def test_the_declared_fakeredis_range_is_the_one_the_store_checks() -> None:
 @pytest.mark.parametrize("hide", ["fakeredis._socket", "fakeredis._commands", "fakeredis._helpers"])
 def test_a_moved_internal_says_so_plainly(monkeypatch: pytest.MonkeyPatch, hide: str) -> None:
     monkeypatch.setitem(sys.modules, hide, None)
-    monkeypatch.delitem(sys.modules, "emq_dive.stores.embedded")
+    monkeypatch.delitem(sys.modules, "emq_dive.engine.stores.embedded")
     with pytest.raises(StoreError) as refused:
-        importlib.import_module("emq_dive.stores.embedded")
+        importlib.import_module("emq_dive.engine.stores.embedded")
     message = str(refused.value)
     assert f"needs fakeredis{embedded.FAKEREDIS_RANGE}" in message and hide in message
     assert f"fakeredis {fakeredis.__version__} moved" in message
@@ -80,6 +80,6 @@ def test_a_reshaped_run_command_says_so_plainly(monkeypatch: pytest.MonkeyPatch)
     from fakeredis._socket import FakeSocket
 
     monkeypatch.setattr(FakeSocket, "_run_command", lambda self, func, sig, args: None)
-    monkeypatch.delitem(sys.modules, "emq_dive.stores.embedded")
+    monkeypatch.delitem(sys.modules, "emq_dive.engine.stores.embedded")
     with pytest.raises(StoreError, match=r"moved FakeSocket\._run_command\(func, sig, args, from_script\)"):
-        importlib.import_module("emq_dive.stores.embedded")
+        importlib.import_module("emq_dive.engine.stores.embedded")

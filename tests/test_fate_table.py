@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import redis
 
-from emq_dive import fates
-from emq_dive.echo_mq import jobs, keyspace, moves, scripts
-from emq_dive.echo_mq.connector import Connector, error_text, raw
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, keyspace, moves, scripts
+from emq_dive.engine.echo_mq.connector import Connector, error_text, raw
 
 try:
     from tests.conftest import FROZEN

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from emq_dive.screens.dive import DiveScreen
-from emq_dive.widgets.code_pane import CodePane
+from emq_dive.views.tui.screens.dive import DiveScreen
+from emq_dive.views.tui.widgets.code_pane import CodePane
 from tests.tui_support import SIZE, asynctest, frozen_app, settle
 
 

@@ -11,8 +11,8 @@ from rich.segment import Segment
 from textual.color import Color
 from textual.widget import Widget
 
-from emq_dive.widgets.cost_chart import CostChart
-from emq_dive.widgets.style import FAINT, FAINT_COLOR, SUBTITLE, Faint
+from emq_dive.views.tui.widgets.cost_chart import CostChart
+from emq_dive.views.tui.widgets.style import FAINT, FAINT_COLOR, SUBTITLE, Faint
 from tests.test_app_fates import pick
 from tests.tui_support import SIZE, asynctest, frozen_app, press, settle
 
@@ -80,7 +80,7 @@ async def test_every_faint_part_meets_aa_contrast_in_the_default_theme():
 def _faint_rules() -> set[tuple[str, str]]:
     """Each ``Widget > .part`` rule of the widgets' CSS whose colour is faint (muted or disabled text)."""
     found = set()
-    for path in (ROOT / "emq_dive" / "widgets").glob("*.py"):
+    for path in (ROOT / "emq_dive" / "views" / "tui" / "widgets").glob("*.py"):
         for widget, part, body in re.findall(r"(\w+) > \.([\w-]+) \{([^}]*)\}", path.read_text(encoding="utf-8")):
             if re.search(r"color: \$text-(muted|disabled)", body):
                 found.add((widget, part))
@@ -91,7 +91,7 @@ def test_every_faint_rule_of_the_widgets_is_in_the_faint_table_and_no_widget_ask
     table = {(f.widget, f.part) for f in FAINT}
     assert _faint_rules() - table == set(), "a faint style the contrast test does not check"
     assert FAINT_COLOR == "$text-muted"
-    for path in (ROOT / "emq_dive" / "widgets").glob("*.py"):
+    for path in (ROOT / "emq_dive" / "views" / "tui" / "widgets").glob("*.py"):
         # SGR dim leaves the contrast to the terminal: the faint colour is the theme's, which the test checks
         assert 'style="dim"' not in path.read_text(encoding="utf-8"), path.name
 
@@ -127,7 +127,7 @@ def _rows(pane) -> list[str]:
 
 @asynctest
 async def test_the_store_pane_names_the_queue_whole_once_then_as_the_lesson_writes_it_and_v_shows_it_whole():
-    from emq_dive.widgets.store_pane import StorePane
+    from emq_dive.views.tui.widgets.store_pane import StorePane
 
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -154,7 +154,7 @@ async def test_the_store_pane_names_the_queue_whole_once_then_as_the_lesson_writ
 
 @asynctest
 async def test_the_wire_pane_shows_clocks_relative_to_now_and_the_queue_whole_once():
-    from emq_dive.widgets.wire_pane import WirePane
+    from emq_dive.views.tui.widgets.wire_pane import WirePane
 
     app = frozen_app()
     async with app.run_test(size=(200, 50)) as pilot:
@@ -177,7 +177,7 @@ async def test_the_wire_pane_shows_clocks_relative_to_now_and_the_queue_whole_on
 
 def _lesson_rows(app, key: str) -> list[str]:
     """The rows the lesson pane holds for section ``key``, as laid out at its width."""
-    from emq_dive.widgets.lesson_pane import LessonPane
+    from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 
     pane = app.dive.query_one(LessonPane)
     assert pane.section == key
@@ -186,7 +186,7 @@ def _lesson_rows(app, key: str) -> list[str]:
 
 @asynctest
 async def test_the_native_twins_code_block_keeps_its_labels_on_rows_of_their_own_at_80_and_120_columns():
-    from emq_dive.widgets.lesson_pane import LessonPane
+    from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 
     for size, keys in (((120, 40), ()), ((80, 24), ("l",))):
         app = frozen_app()
@@ -254,7 +254,7 @@ def test_quitting_the_tui_leaves_no_starting_line_on_the_terminal(tmp_path: Path
 
 @asynctest
 async def test_each_answer_card_names_the_queue_whole_once_and_v_shows_every_key_whole():
-    from emq_dive.widgets.answer_card import AnswerCard
+    from emq_dive.views.tui.widgets.answer_card import AnswerCard
 
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -272,7 +272,7 @@ async def test_each_answer_card_names_the_queue_whole_once_and_v_shows_every_key
 
 
 def test_shorthand_names_the_queue_whole_once_and_reads_only_clock_values_near_now_as_relative():
-    from emq_dive.widgets.shorthand import Shorthand
+    from emq_dive.views.tui.widgets.shorthand import Shorthand
 
     names = Shorthand("emq:{dive-8b3821c6}:", 1_700_000_000_000)
     assert names.args([b"ZADD", b"emq:{dive-8b3821c6}:active", b"1700000030000", b"JOB01"]) == (

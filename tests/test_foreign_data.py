@@ -21,10 +21,11 @@ import redis
 from conftest import own_server, require_native
 from serve_support import poll
 
-from emq_dive import fate_table, lessons
-from emq_dive.session import Session
-from emq_dive.stepper.modes import ModeRefused
-from emq_dive.stores import open_store
+from emq_dive.course import lessons
+from emq_dive.engine import fate_table
+from emq_dive.engine.stepper.modes import ModeRefused
+from emq_dive.engine.stores import open_store
+from emq_dive.present.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = lessons.load("batches-03")
@@ -75,7 +76,7 @@ def _snapshot(client: redis.Redis) -> dict[tuple[int, bytes], tuple[bytes, bool]
 
 @contextlib.contextmanager
 def _seeded(tmp_path: Path) -> Iterator[tuple[int, redis.Redis, dict]]:
-    from emq_dive.native.build import build_module
+    from emq_dive.engine.native.build import build_module
     with own_server(tmp_path, "--loadmodule", str(build_module())) as (port, client):
         _seed(port)
         yield port, client, _snapshot(client)

@@ -10,7 +10,7 @@ import pytest
 from redis._parsers import _HiredisParser
 from redis.connection import HiredisRespSerializer, PythonRespSerializer
 
-from emq_dive.stores import Store
+from emq_dive.engine.stores import Store
 
 pytestmark = pytest.mark.server
 

@@ -8,13 +8,13 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.screen import Screen
 
-from emq_dive.app import DiveApp
-from emq_dive.keymap import KEYMAP, Where, by_action, in_palette, keys_of
-from emq_dive.screens.dive import DiveScreen
-from emq_dive.screens.help import HELP
-from emq_dive.widgets.key_bindings import bound_by
-from emq_dive.widgets.lesson_pane import LessonPane
-from emq_dive.widgets.scrolled import ScrolledLines
+from emq_dive.present.keymap import KEYMAP, Where, by_action, in_palette, keys_of
+from emq_dive.views.tui.app import DiveApp
+from emq_dive.views.tui.screens.dive import DiveScreen
+from emq_dive.views.tui.screens.help import HELP
+from emq_dive.views.tui.widgets.key_bindings import bound_by
+from emq_dive.views.tui.widgets.lesson_pane import LessonPane
+from emq_dive.views.tui.widgets.scrolled import ScrolledLines
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY_PARAGRAPHS = ("Keys in the lesson:", "Learning by doing:")
@@ -91,7 +91,7 @@ PLAIN_ONLY = {"batch", "store", "calls", "code", "read"}
 
 
 def test_every_plain_command_with_a_tui_twin_names_an_action_of_the_keys_table():
-    from emq_dive.text_modes import plain_commands as plain
+    from emq_dive.views.text.plain import commands as plain
     for command in plain.COMMANDS:
         if command.action not in PLAIN_ONLY:
             assert by_action(command.action) is not None, command.action

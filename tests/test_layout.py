@@ -8,12 +8,12 @@ import pytest
 from textual.widgets import Footer, Static
 
 from emq_dive import cli
-from emq_dive.screens.guard_offer import SwitchWire
-from emq_dive.screens.palette import DiveCommands
-from emq_dive.widgets.lesson_caption import LessonCaption
-from emq_dive.widgets.lesson_pane import LessonPane
-from emq_dive.widgets.try_row import TryRow
-from emq_dive.widgets.wire_pane import WirePane
+from emq_dive.views.tui.screens.guard_offer import SwitchWire
+from emq_dive.views.tui.screens.palette import DiveCommands
+from emq_dive.views.tui.widgets.lesson_caption import LessonCaption
+from emq_dive.views.tui.widgets.lesson_pane import LessonPane
+from emq_dive.views.tui.widgets.try_row import TryRow
+from emq_dive.views.tui.widgets.wire_pane import WirePane
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, press, settle, showing
 
 LEARN_KEYS = ["m singles", "g guard off", "k reaper", "p predict", "e sandbox", "c cost"]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from emq_dive import lessons
-from emq_dive.lessons import FATES, Lesson, LessonError, Section
+from emq_dive.course import lessons
+from emq_dive.course.lessons import FATES, Lesson, LessonError, Section
 
 SHIPPED = Path(__file__).resolve().parent.parent / "lessons" / "batches-03.toml"
 
@@ -73,7 +73,7 @@ def test_unknown_id_suggests_the_nearest() -> None:
 
 
 def test_loader_does_not_import_textual() -> None:
-    code = "import emq_dive.lessons, sys; assert 'textual' not in sys.modules"
+    code = "import emq_dive.course.lessons, sys; assert 'textual' not in sys.modules"
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root,
                    env={"PYTHONPATH": str(root), "PATH": ""})

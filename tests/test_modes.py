@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from emq_dive import fates
-from emq_dive.echo_mq import keyspace
-from emq_dive.stepper import (
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.engine.stepper import (
     DRIVERS,
     MODES,
     REMOVED,
@@ -27,8 +27,8 @@ from emq_dive.stepper import (
     decided_by,
     what_if_script,
 )
-from emq_dive.stepper.modes import WHAT_IF_REFUSAL, available, choose
-from emq_dive.stores import open_store
+from emq_dive.engine.stepper.modes import WHAT_IF_REFUSAL, available, choose
+from emq_dive.engine.stores import open_store
 
 try:
     from tests.conftest import FROZEN

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emq_dive.echo_mq import native, scripts
-from emq_dive.native import build
+from emq_dive.engine.echo_mq import native, scripts
+from emq_dive.engine.native import build
 
 try:
     from tests.conftest_module import SERVERS, ClientHost, Err, Raw, python_twin, snapshot, spawn

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from emq_dive.native import build
+from emq_dive.engine.native import build
 
 try:
     from tests.conftest_module import FUZZ_Q, FUZZ_SEED, SERVERS, Err, fuzz_vector, snapshot, spawn

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from emq_dive.native import build
+from emq_dive.engine.native import build
 
 try:
     from tests.conftest_module import FUZZ_SEED, Err, fuzz_vector, spawn, stop

@@ -23,9 +23,9 @@ IN_CI = bool(os.environ.get("CI"))
 
 MUST_SHIP = (
     "emq_dive/_lessons/batches-03.toml",
-    "emq_dive/echo_mq/scripts/extend_locks.lua",
-    "emq_dive/echo_mq/scripts/extend_lock.lua",
-    "emq_dive/native/emq_module.c",
+    "emq_dive/engine/echo_mq/scripts/extend_locks.lua",
+    "emq_dive/engine/echo_mq/scripts/extend_lock.lua",
+    "emq_dive/engine/native/emq_module.c",
 )
 
 
@@ -93,7 +93,7 @@ def test_installed_list_shows_the_lesson(venv: dict) -> None:
 
 def test_installed_script_prints_the_shipped_lua(venv: dict, wheel: Path) -> None:
     done = _run([str(venv["bin"] / "emq-dive"), "script", "extend_locks"], cwd=venv["cwd"], env=venv["env"])
-    shipped = zipfile.ZipFile(wheel).read("emq_dive/echo_mq/scripts/extend_locks.lua").decode()
+    shipped = zipfile.ZipFile(wheel).read("emq_dive/engine/echo_mq/scripts/extend_locks.lua").decode()
     assert done.stdout == shipped
     assert "redis.call" in done.stdout
 
@@ -105,7 +105,7 @@ def test_installed_version(venv: dict) -> None:
 
 
 def test_installed_lessons_load_from_the_installed_package(venv: dict) -> None:
-    code = ("import emq_dive, emq_dive.lessons as L; from emq_dive.lessons import load; "
+    code = ("import emq_dive, emq_dive.course.lessons as L; from emq_dive.course.lessons import load; "
             "l = load('batches-03'); print(l.heading); print(emq_dive.__file__); print(l.path)")
     done = _run([str(venv["python"]), "-c", code], cwd=venv["cwd"], env=venv["env"])
     heading, module_file, lesson_path = done.stdout.splitlines()

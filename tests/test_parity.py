@@ -10,15 +10,15 @@ import pytest
 from textual.app import App, ComposeResult
 from tui_support import FROZEN, lesson
 
-from emq_dive.fate_table import FATES
-from emq_dive.session import Frame, Session
-from emq_dive.stepper.modes import available
-from emq_dive.stores import open_store
-from emq_dive.text_modes import words
-from emq_dive.text_modes.plain import NoStyle
-from emq_dive.text_modes.plain_words import paragraph
-from emq_dive.text_modes.transcript import Recorder, record_run
-from emq_dive.widgets.batch_table import BatchTable
+from emq_dive.engine.fate_table import FATES
+from emq_dive.engine.stepper.modes import available
+from emq_dive.engine.stores import open_store
+from emq_dive.present.session import Frame, Session
+from emq_dive.views.text import words
+from emq_dive.views.text.plain.dive import NoStyle
+from emq_dive.views.text.plain.words import paragraph
+from emq_dive.views.text.transcript import Recorder, record_run
+from emq_dive.views.tui.widgets.batch_table import BatchTable
 
 MEMBER_FATES = tuple(fate.key for fate in FATES if fate.member)
 BATCHES = [("live", fate, "live") for fate in MEMBER_FATES] + [("live", "stale", "live", "wrongtype")]

@@ -15,18 +15,19 @@ from conftest import FROZEN, require_server
 from test_cli import ROOT
 from test_transcript import assert_nothing_left, url_server  # noqa: F401 - url_server is a fixture
 
-from emq_dive import lessons
 from emq_dive.cli import output_problem
-from emq_dive.echo_mq import keyspace
-from emq_dive.fate_table import FATES
-from emq_dive.fates.availability import unavailable_reason
-from emq_dive.lessons import load
-from emq_dive.session import Session
-from emq_dive.stepper import Check
-from emq_dive.text_modes import plain_lesson, plain_sandbox
-from emq_dive.text_modes.plain import Bold, NoStyle, PlainDive, style_for
-from emq_dive.text_modes.plain_commands import COMMANDS, help_text, meaning
-from emq_dive.text_modes.transcript import Recorder
+from emq_dive.course import lessons
+from emq_dive.course.lessons import load
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.engine.fate_table import FATES
+from emq_dive.engine.fates.availability import unavailable_reason
+from emq_dive.engine.stepper import Check
+from emq_dive.present.session import Session
+from emq_dive.views.text.plain import lesson as plain_lesson
+from emq_dive.views.text.plain import sandbox as plain_sandbox
+from emq_dive.views.text.plain.commands import COMMANDS, help_text, meaning
+from emq_dive.views.text.plain.dive import Bold, NoStyle, PlainDive, style_for
+from emq_dive.views.text.transcript import Recorder
 
 LESSON = load("batches-03")
 FROZEN_MS = int(FROZEN * 1000)
@@ -530,7 +531,8 @@ def test_s_v_and_o_say_the_store_the_wire_and_the_code_panes(fake_store) -> None
     calls = _said(said, f"Step 4 sent {len(frame.step.calls)} command")[0]
     assert "ZSCORE" in calls and f"line {frame.step.calls[0].line} of extend_locks.lua:" in calls
     code = _said(said, "This step ran extend_locks.lua, lines ")[0]
-    source = (Path(__file__).parent.parent / "emq_dive" / "echo_mq" / "scripts" / "extend_locks.lua").read_text()
+    scripts = Path(__file__).parent.parent / "emq_dive" / "engine" / "echo_mq" / "scripts"
+    source = (scripts / "extend_locks.lua").read_text()
     assert code.endswith(f"Its line {frame.step.focus}: {source.splitlines()[frame.step.focus - 1].strip()}")
 
 

@@ -166,7 +166,8 @@ def _expect(lines: queue.Queue, prefix: str, seen: list[str]) -> str:
 
 # -- the CLI's own exit paths, with a stand-in app ------------------------------
 # The driver runs the real `emq-dive batches-03 --backend B` code path (cli.main: open_store, try/finally,
-# the SIGTERM handler); only `emq_dive.app` is a stand-in that blocks, returns on a line, or raises inside run().
+# the SIGTERM handler); only `emq_dive.views.tui.app` is a stand-in that blocks, returns on a line, or raises
+# inside run().
 # On the default backend the server starts behind the app: the stand-in waits for it as the app's worker does.
 
 DRIVER = textwrap.dedent("""
@@ -199,10 +200,10 @@ DRIVER = textwrap.dedent("""
             while not self.stopping:
                 signal.pause()
 
-    app = types.ModuleType("emq_dive.app")
+    app = types.ModuleType("emq_dive.views.tui.app")
     app.make_app = lambda lesson, store, wire=4, step=0: App(store)
     app.save_screenshot = lambda app, path: None
-    sys.modules["emq_dive.app"] = app
+    sys.modules["emq_dive.views.tui.app"] = app
 
     from emq_dive.cli import main
     sys.exit(main(["batches-03", "--backend", os.environ["EMQ_TEST_BACKEND"]]))

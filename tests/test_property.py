@@ -18,11 +18,11 @@ import redis
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from emq_dive import fates
-from emq_dive.echo_mq import jobs, keyspace, moves
-from emq_dive.echo_mq.connector import Connector, error_text
-from emq_dive.stepper import Stepper, Verdict
-from emq_dive.stores import snapshot
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, keyspace, moves
+from emq_dive.engine.echo_mq.connector import Connector, error_text
+from emq_dive.engine.stepper import Stepper, Verdict
+from emq_dive.engine.stores import snapshot
 
 try:
     from tests.conftest import FROZEN

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from emq_dive.echo_mq.wires import NATIVE, SCRIPT, WIRES, wire
-from emq_dive.stepper.modes import MODES, RUN_MODES, cycled, run_mode_of
-from emq_dive.stores import open_store
-from emq_dive.stores.kinds import KINDS, kind_of
+from emq_dive.engine.echo_mq.wires import NATIVE, SCRIPT, WIRES, wire
+from emq_dive.engine.stepper.modes import MODES, RUN_MODES, cycled, run_mode_of
+from emq_dive.engine.stores import open_store
+from emq_dive.engine.stores.kinds import KINDS, kind_of
 
 PACKAGE = Path(__file__).resolve().parent.parent / "emq_dive"
-UI_DIRS = ("widgets", "screens")
+UI_DIRS = ("views/tui/widgets", "views/tui/screens")
 MODEL_OWNED = {"batch_table.py", "mode_notes.py", "step_bar.py"}
 """Widgets whose mode compares go with the typed step model that replaces them (issue 16, §1)."""
 MODE_WORDS = "|".join(MODES)
@@ -66,7 +66,7 @@ def test_the_run_modes_cycle_and_the_what_if_belongs_to_the_batch():
 
 
 def ui_files() -> list[Path]:
-    return [*sorted(p for d in UI_DIRS for p in (PACKAGE / d).glob("*.py")), PACKAGE / "app.py"]
+    return [*sorted(p for d in UI_DIRS for p in (PACKAGE / d).glob("*.py")), PACKAGE / "views" / "tui" / "app.py"]
 
 
 def test_no_view_compares_a_wire_number_a_mode_string_or_a_store_kind():
@@ -111,4 +111,4 @@ def test_the_screens_widgets_and_app_import_no_circle():
 
     circles = sorted(name for name in graph if reaches(name, name, set()))
     assert circles == []
-    assert "emq_dive.screens.dive" not in graph["emq_dive.screens.dive_tools"]
+    assert "emq_dive.views.tui.screens.dive" not in graph["emq_dive.views.tui.screens.dive_tools"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import redis
 
-from emq_dive import fates, render
-from emq_dive.echo_mq import jobs
-from emq_dive.echo_mq.connector import Connector
-from emq_dive.stepper import Stepper
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, render
+from emq_dive.engine.echo_mq.connector import Connector
+from emq_dive.engine.stepper import Stepper
 
 
 def test_values_render_as_the_store_holds_them() -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import own_server, require_server, server_binary
 
-from emq_dive.screens.error import STOPPED, ErrorView
-from emq_dive.stores import open_store
-from emq_dive.stores.spawned import open_spawned
+from emq_dive.engine.stores import open_store
+from emq_dive.engine.stores.spawned import open_spawned
+from emq_dive.views.tui.screens.error import STOPPED, ErrorView
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, press, settle
 
 pytestmark = pytest.mark.server

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from emq_dive import fates, lessons
-from emq_dive.echo_mq import keyspace
-from emq_dive.sandbox import MAX_MEMBERS, SandboxBatch, SandboxError, SandboxMember, from_lesson, save_lesson, setup
-from emq_dive.stepper import Stepper
+from emq_dive.course import lessons
+from emq_dive.course.sandbox import (
+    MAX_MEMBERS,
+    SandboxBatch,
+    SandboxError,
+    SandboxMember,
+    from_lesson,
+    save_lesson,
+    setup,
+)
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.engine.stepper import Stepper
 
 LESSON = lessons.load("batches-03")
 

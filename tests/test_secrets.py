@@ -13,7 +13,7 @@ from conftest import own_server
 from serve_support import ROOT, cmdline, poll, served
 from test_serve import _open_tab, _queues, _tab_with_keys, shared  # noqa: F401  (shared is a fixture)
 
-from emq_dive.stores.credentials import BackendProblem, resolve_backend, with_password
+from emq_dive.engine.stores.credentials import BackendProblem, resolve_backend, with_password
 
 PASSWORD = "pw-Zq81x"
 

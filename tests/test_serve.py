@@ -23,8 +23,8 @@ import redis
 from serve_support import Screen, browser, poll, running_in, served, tab_processes
 
 from emq_dive.cli import main
-from emq_dive.web import server as web_server
-from emq_dive.web.server import Tab, is_loopback
+from emq_dive.views.web import server as web_server
+from emq_dive.views.web.server import Tab, is_loopback
 
 QUEUE = re.compile(r"emq:\{(dive-[0-9a-f]{8})\}")
 FAILED = re.compile(r"failed(?: after member \d+)?: \[([^\]]*)\]")
@@ -338,17 +338,17 @@ def test_max_sessions_refuses_the_next_tab_with_a_page_and_frees_the_session_whe
 
 
 def test_the_textual_serve_parts_we_lean_on_are_still_there() -> None:
-    from emq_dive.web import seam
+    from emq_dive.views.web import seam
     gone = seam.moved()
     assert not gone, ("textual-serve moved what emq-dive leans on: "
                       + "; ".join(f"{name}, used for {seam.USED[name]}" for name in gone)
-                      + ". Update emq_dive/web/seam.py (and the textual-serve bound in pyproject.toml).")
+                      + ". Update emq_dive/views/web/seam.py (and the textual-serve bound in pyproject.toml).")
 
 
 def test_the_seam_names_a_part_that_went(monkeypatch) -> None:
     from textual_serve.server import Server
 
-    from emq_dive.web import seam
+    from emq_dive.views.web import seam
     monkeypatch.delattr(Server, "_make_app")
     assert seam.moved() == ["textual_serve.server.Server._make_app"]
 

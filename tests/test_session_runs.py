@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from emq_dive.lessons import load
-from emq_dive.session import Session
-from emq_dive.stores import open_store
+from emq_dive.course.lessons import load
+from emq_dive.engine.stores import open_store
+from emq_dive.present.session import Session
 from tests.tui_support import FROZEN, SIZE, asynctest, dive, frozen_app, press, settle, shown
 
 

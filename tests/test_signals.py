@@ -20,7 +20,7 @@ import pytest
 import redis
 from conftest import own_server
 
-from emq_dive.stores.clean import clean
+from emq_dive.engine.stores.clean import clean
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_SECONDS = 2.0
@@ -171,8 +171,8 @@ def test_the_signal_handlers_go_back_when_the_app_ends(fake_store) -> None:
     """The app's loop handlers are given back at unmount: a signal during the store's close finds the CLI's own."""
     import asyncio
 
-    from emq_dive.app import make_app
-    from emq_dive.lessons import load
+    from emq_dive.course.lessons import load
+    from emq_dive.views.tui.app import make_app
 
     mine = signal.getsignal(signal.SIGHUP)
     app = make_app(load("batches-03"), fake_store)

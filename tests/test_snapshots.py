@@ -12,7 +12,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from emq_dive.fates import FATES
+from emq_dive.engine.fates import FATES
 from tests.tui_support import SIZE, frozen_app, frozen_store, press, settle
 
 SNAPSHOTS = Path(__file__).resolve().parent / "__snapshots__" / "test_snapshots"

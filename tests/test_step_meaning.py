@@ -14,19 +14,19 @@ from test_parity import TableApp, _run, _transcript_end
 from textual.app import App, ComposeResult
 from tui_support import FROZEN, lesson
 
-from emq_dive import fates
-from emq_dive.echo_mq import keyspace, native
-from emq_dive.session import Frame, Session
-from emq_dive.stepper import REMOVED, Raised, Stepper, Verdict
-from emq_dive.stepper.hosts import RUN_ID_LEARNED, probe_refused
-from emq_dive.stores import open_store
-from emq_dive.text_modes.plain import NoStyle
-from emq_dive.text_modes.plain_words import paragraph
-from emq_dive.text_modes.transcript import Recorder, record_run
-from emq_dive.widgets.batch_table import BatchTable
-from emq_dive.widgets.mode_notes import notes
-from emq_dive.widgets.step_bar import StepBar
-from emq_dive.widgets.wire_pane import WirePane
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import keyspace, native
+from emq_dive.engine.stepper import REMOVED, Raised, Stepper, Verdict
+from emq_dive.engine.stepper.hosts import RUN_ID_LEARNED, probe_refused
+from emq_dive.engine.stores import open_store
+from emq_dive.present.session import Frame, Session
+from emq_dive.views.text.plain.dive import NoStyle
+from emq_dive.views.text.plain.words import paragraph
+from emq_dive.views.text.transcript import Recorder, record_run
+from emq_dive.views.tui.widgets.batch_table import BatchTable
+from emq_dive.views.tui.widgets.mode_notes import notes
+from emq_dive.views.tui.widgets.step_bar import StepBar
+from emq_dive.views.tui.widgets.wire_pane import WirePane
 
 LEASE = 30_000
 CLAIM = 10_000
@@ -176,8 +176,8 @@ class WireApp(App[None]):
 
 
 def test_the_course_wire_and_port_names_hang_off_the_reason() -> None:
-    from emq_dive.echo_mq import jobs
-    from emq_dive.stepper import Reason
+    from emq_dive.engine.echo_mq import jobs
+    from emq_dive.engine.stepper import Reason
 
     named = {reason: (reason.course, reason.wire_class, reason.raised.value) for reason in Reason}
     assert named == {Reason.GONE: ("{:error, :gone}", "EMQGONE", "Gone"),

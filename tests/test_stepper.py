@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 import redis
 
-from emq_dive import fates, lessons
-from emq_dive.echo_mq import jobs, keyspace, moves, native, scripts
-from emq_dive.echo_mq.connector import raw
-from emq_dive.stepper import NOT_REACHED, Failed, Passed, Reason, Stepper, Verdict
+from emq_dive.course import lessons
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import jobs, keyspace, moves, native, scripts
+from emq_dive.engine.echo_mq.connector import raw
+from emq_dive.engine.stepper import NOT_REACHED, Failed, Passed, Reason, Stepper, Verdict
 
 try:
     from tests.conftest import FROZEN
@@ -422,7 +423,7 @@ def test_native_focus_points_at_the_markers(any_store):
     assert {NATIVE["write-pass"], NATIVE["write-rescore"], NATIVE["write-epoch"]} <= set(writes.lines)
     assert not any(n in (NATIVE["write-rescore"], NATIVE["write-epoch"]) for s in steps[1:-1] for n in s.lines), \
         "the read pass writes nothing"
-    from emq_dive.stepper.native_driver import NATIVE_MARKS  # the marks a highlight may land on
+    from emq_dive.engine.stepper.native_driver import NATIVE_MARKS  # the marks a highlight may land on
 
     for step in steps[1:]:
         marked = [n for n in step.lines if n in NATIVE_MARKS]

@@ -11,13 +11,13 @@ from typing import get_type_hints
 import pytest
 import redis
 
-from emq_dive.stores import Store, open_store
-from emq_dive.stores.protocol import StoreLike
+from emq_dive.engine.stores import Store, open_store
+from emq_dive.engine.stores.protocol import StoreLike
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPED = '''
-from emq_dive.stores import open_store
-from emq_dive.stores.protocol import StoreLike
+from emq_dive.engine.stores import open_store
+from emq_dive.engine.stores.protocol import StoreLike
 
 store: StoreLike = open_store("fakeredis")
 '''

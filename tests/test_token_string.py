@@ -10,9 +10,9 @@ import pytest
 import redis
 from conftest import require_native
 
-from emq_dive.echo_mq import keyspace, scripts
-from emq_dive.echo_mq.connector import Connector, error_text, raw
-from emq_dive.stores import Store
+from emq_dive.engine.echo_mq import keyspace, scripts
+from emq_dive.engine.echo_mq.connector import Connector, error_text, raw
+from emq_dive.engine.stores import Store
 
 LEASE = 30_000
 NUMERIC_TWINS = ["01", "1.0", "1e0", "+1", " 1", "1 ", "0x1"]

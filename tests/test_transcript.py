@@ -11,11 +11,11 @@ from conftest import own_server, require_server
 from test_cli import BAD_OUTPUTS, _bad_outputs, _nothing_ran, _refused, emq
 from test_processes import _running_in
 
-from emq_dive.echo_mq import keyspace
-from emq_dive.lessons import load
-from emq_dive.session import Session
-from emq_dive.stepper import Check, Verdict
-from emq_dive.text_modes.transcript import Recorder, default_name, record_run
+from emq_dive.course.lessons import load
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.engine.stepper import Check, Verdict
+from emq_dive.present.session import Session
+from emq_dive.views.text.transcript import Recorder, default_name, record_run
 
 LESSON = load("batches-03")
 

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from emq_dive.fates import FATES
-from emq_dive.screens.fate_picker import FatePicker
-from emq_dive.screens.fate_view import FateView
-from emq_dive.stores import open_store
-from emq_dive.widgets.answer_card import AnswerCard
-from emq_dive.widgets.race_timeline import RaceTimeline
-from emq_dive.widgets.wire_pane import WirePane
+from emq_dive.engine.fates import FATES
+from emq_dive.engine.stores import open_store
+from emq_dive.views.tui.screens.fate_picker import FatePicker
+from emq_dive.views.tui.screens.fate_view import FateView
+from emq_dive.views.tui.widgets.answer_card import AnswerCard
+from emq_dive.views.tui.widgets.race_timeline import RaceTimeline
+from emq_dive.views.tui.widgets.wire_pane import WirePane
 from tests.tui_support import FROZEN, SIZE, asynctest, dive, frozen_app, frozen_store, press, record_notices, settle
 
 LESSON = Path(__file__).resolve().parent.parent / "lessons" / "batches-03.toml"
@@ -94,7 +94,7 @@ def test_the_lesson_puts_the_batch_on_the_left_and_names_fakeredis_for_the_missi
 
 
 def test_help_says_native_py_serves_the_native_command_on_fakeredis_not_on_the_embedded_store():
-    from emq_dive.screens.help import HELP
+    from emq_dive.views.tui.screens.help import HELP
 
     assert "(the embedded store: `echo_mq/native.py`)" not in HELP, "the default embedded Valkey runs the C module"
     assert "(on fakeredis: `echo_mq/native.py`)" in HELP
@@ -197,7 +197,7 @@ async def test_wire_6_singles_legend_names_emq_extend():
 # -- §4 mutants: the agreement's ✗, a stale frame, the code pane's file -----------------------------------------
 
 def _step_bar_text(app) -> str:
-    from emq_dive.widgets.step_bar import StepBar
+    from emq_dive.views.tui.widgets.step_bar import StepBar
 
     rendered = app.screen.query_one(StepBar).render()
     return getattr(rendered, "plain", str(rendered))
@@ -205,10 +205,10 @@ def _step_bar_text(app) -> str:
 
 @asynctest
 async def test_a_store_changed_under_the_run_shows_a_cross_on_screen_and_in_every_text_view():
-    from emq_dive.echo_mq import keyspace
-    from emq_dive.text_modes.plain import NoStyle
-    from emq_dive.text_modes.plain_words import paragraph
-    from emq_dive.text_modes.transcript import Recorder
+    from emq_dive.engine.echo_mq import keyspace
+    from emq_dive.views.text.plain.dive import NoStyle
+    from emq_dive.views.text.plain.words import paragraph
+    from emq_dive.views.text.transcript import Recorder
 
     store = frozen_store()
     app = frozen_app(store)
@@ -241,13 +241,13 @@ async def test_an_agreeing_run_shows_the_tick():
 
 def _frame_ready(screen):
     """The message a store move posts with its frame."""
-    from emq_dive.screens.dive_messages import FrameReady
+    from emq_dive.views.tui.screens.dive_messages import FrameReady
     return FrameReady
 
 
 @asynctest
 async def test_a_stale_frame_moves_neither_the_target_nor_the_busy_line():
-    from emq_dive.session import with_seq
+    from emq_dive.present.session import with_seq
 
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -268,16 +268,16 @@ async def test_a_stale_frame_moves_neither_the_target_nor_the_busy_line():
 
 @asynctest
 async def test_the_code_pane_title_names_the_file_each_mode_runs():
-    from emq_dive.widgets.code_pane import CodePane
+    from emq_dive.views.tui.widgets.code_pane import CodePane
 
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         pane = app.screen.query_one(CodePane)
         await press(app, pilot, "right")
-        assert str(pane.border_title).endswith("emq_dive/echo_mq/scripts/extend_locks.lua")
+        assert str(pane.border_title).endswith("emq_dive/engine/echo_mq/scripts/extend_locks.lua")
         await press(app, pilot, "m", "right")
-        assert str(pane.border_title).endswith("emq_dive/echo_mq/scripts/extend_lock.lua")
+        assert str(pane.border_title).endswith("emq_dive/engine/echo_mq/scripts/extend_lock.lua")
         await press(app, pilot, "m", "g", "right")
         assert dive(app).session.guard_off
         assert "scripts/extend_locks_no_guard.lua" in str(pane.border_title)
@@ -285,7 +285,7 @@ async def test_the_code_pane_title_names_the_file_each_mode_runs():
 
 @asynctest
 async def test_shown_leaves_out_what_a_hidden_widget_holds():
-    from emq_dive.widgets.race_timeline import RaceTimeline
+    from emq_dive.views.tui.widgets.race_timeline import RaceTimeline
     from tests.tui_support import shown
 
     app = frozen_app()
@@ -306,7 +306,7 @@ def focused(app) -> tuple[str, str]:
     """The code pane's title and the source line it highlights (the row marked ``>``), as the pane draws them."""
     import re
 
-    from emq_dive.widgets.code_pane import CodePane
+    from emq_dive.views.tui.widgets.code_pane import CodePane
 
     pane = app.screen.query_one(CodePane)
     rows = [re.match(r"\s*\d+ >(.*)", row) for row in pane.render().plain.splitlines()]
@@ -322,7 +322,7 @@ async def test_wire_6_write_pass_highlights_the_re_score_not_the_reply():
         await settle(app, pilot)
         assert dive(app).step.title.startswith("the write pass")
         title, line = focused(app)
-        assert title.endswith("emq_dive/echo_mq/native.py")
+        assert title.endswith("emq_dive/engine/echo_mq/native.py")
         assert line.startswith("host.zadd(active, score, job_id)"), line
 
 
@@ -333,7 +333,7 @@ async def test_wire_6_handle_step_highlights_the_line_that_sends_emq_extends():
         await settle(app, pilot)
         assert dive(app).step.index == 0 and dive(app).step.command[0] == b"EMQ.EXTENDS"
         title, line = focused(app)
-        assert title.endswith("emq_dive/echo_mq/connector.py")
+        assert title.endswith("emq_dive/engine/echo_mq/connector.py")
         assert line.startswith("return self.send(verb, numkeys, *keys, *argv)"), line
 
 
@@ -343,7 +343,7 @@ async def test_wire_4_handle_step_still_highlights_its_send_in_jobs_py():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         title, line = focused(app)
-        assert title.endswith("emq_dive/echo_mq/jobs.py")
+        assert title.endswith("emq_dive/engine/echo_mq/jobs.py")
         assert line.startswith("failed = conn.eval(scripts.extend_locks(), keys, argv)"), line
 
 
@@ -354,14 +354,14 @@ async def test_on_a_server_the_write_pass_highlights_the_module_s_zadd_not_reply
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         title, line = focused(app)
-        assert title.endswith("emq_dive/native/emq_module.c")
+        assert title.endswith("emq_dive/engine/native/emq_module.c")
         assert '"ZADD"' in line and "ReplyWithArray" not in line, line
 
 
 def test_the_text_views_end_a_fate_with_the_same_what_differs_line(fake_store):
-    from emq_dive.fates import run_fate, what_differs
-    from emq_dive.text_modes.plain_words import fate_text
-    from emq_dive.text_modes.transcript import Recorder
+    from emq_dive.engine.fates import run_fate, what_differs
+    from emq_dive.views.text.plain.words import fate_text
+    from emq_dive.views.text.transcript import Recorder
 
     run = run_fate(fake_store, "wrongtype")
     line = what_differs(run)

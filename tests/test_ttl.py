@@ -9,13 +9,13 @@ import pytest
 import redis
 from conftest import own_server
 
-from emq_dive.echo_mq import keyspace, moves
-from emq_dive.echo_mq.connector import raw
-from emq_dive.lessons import load
-from emq_dive.session import Session
-from emq_dive.stepper.timeline import Timeline
-from emq_dive.stores import Store, open_store, snapshot
-from emq_dive.stores.expiry import ALIVE_TTL_MS, KEY_TTL_MS, SWEEP_EVERY, Keeper, Owner, marker_keys, renew
+from emq_dive.course.lessons import load
+from emq_dive.engine.echo_mq import keyspace, moves
+from emq_dive.engine.echo_mq.connector import raw
+from emq_dive.engine.stepper.timeline import Timeline
+from emq_dive.engine.stores import Store, open_store, snapshot
+from emq_dive.engine.stores.expiry import ALIVE_TTL_MS, KEY_TTL_MS, SWEEP_EVERY, Keeper, Owner, marker_keys, renew
+from emq_dive.present.session import Session
 
 pytestmark = pytest.mark.server
 

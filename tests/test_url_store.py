@@ -16,10 +16,10 @@ import pytest
 import redis
 from conftest import IN_CI, own_server
 
-from emq_dive import fates
-from emq_dive.lessons import load
-from emq_dive.stepper import Stepper
-from emq_dive.stores import StoreError, open_store
+from emq_dive.course.lessons import load
+from emq_dive.engine import fates
+from emq_dive.engine.stepper import Stepper
+from emq_dive.engine.stores import StoreError, open_store
 
 pytestmark = pytest.mark.server
 
@@ -42,7 +42,7 @@ def foreign(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("foreign")
     args = ["--unixsocket", str(workdir / "s.sock"), "--unixsocketperm", "700"]
     try:
-        from emq_dive.native.build import build_module
+        from emq_dive.engine.native.build import build_module
         args += ["--loadmodule", str(build_module())]
     except Exception:  # no compiler here: the URL store then serves wire 4 only, which CI does not accept
         if IN_CI:

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from test_serve import shared  # noqa: F401  (a fixture)
 
-from emq_dive import lessons
 from emq_dive.cli import COMMANDS
-from emq_dive.paths import OutputProblem, output_problem, transcript_target
-from emq_dive.sandbox import SandboxError, from_lesson, save_lesson
-from emq_dive.screens.sandbox import SandboxEditor
-from emq_dive.user_lessons import RESERVED, SAVE_DIR, SAVE_OFF, SavePolicy
-from emq_dive.web import tab_environment
+from emq_dive.course import lessons
+from emq_dive.course.sandbox import SandboxError, from_lesson, save_lesson
+from emq_dive.course.user_lessons import RESERVED, SAVE_DIR, SAVE_OFF, SavePolicy
+from emq_dive.present.paths import OutputProblem, output_problem, transcript_target
+from emq_dive.views.tui.screens.sandbox import SandboxEditor
+from emq_dive.views.web import tab_environment
 from tests.tui_support import SIZE, asynctest, frozen_app, press, settle
 
 ROOT = Path(__file__).resolve().parent.parent

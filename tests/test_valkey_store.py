@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from conftest import IN_CI, server_binary, valkey_binary
 
-from emq_dive import fates
-from emq_dive.echo_mq import keyspace
-from emq_dive.native.build import build_module
-from emq_dive.stepper import Stepper
-from emq_dive.stores import Store, open_store
-from emq_dive.stores import valkey as embedded
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import keyspace
+from emq_dive.engine.native.build import build_module
+from emq_dive.engine.stepper import Stepper
+from emq_dive.engine.stores import Store, open_store
+from emq_dive.engine.stores import valkey as embedded
 
 pytestmark = pytest.mark.server
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from emq_dive.app import DiveApp, make_app, wait_ready
-from emq_dive.lessons import load
-from emq_dive.screens.dive import DiveScreen
-from emq_dive.stores import Store, open_store
+from emq_dive.course.lessons import load
+from emq_dive.engine.stores import Store, open_store
+from emq_dive.views.tui.app import DiveApp, make_app, wait_ready
+from emq_dive.views.tui.screens.dive import DiveScreen
 
 FROZEN = 1_700_000_000.0
 NOW_MS = int(FROZEN * 1000)
@@ -92,7 +92,7 @@ def shown(app: DiveApp) -> str:
             parts.append(getattr(content, "plain", str(content)))
         elif hasattr(widget, "full_text"):  # a pane that scrolls: all it holds, unwrapped
             parts.append(widget.full_text())
-        elif type(widget).__module__.startswith("emq_dive.widgets"):
+        elif type(widget).__module__.startswith("emq_dive.views.tui.widgets"):
             rendered = widget.render()
             parts.append(getattr(rendered, "plain", str(rendered)))
     return "\n".join(parts)

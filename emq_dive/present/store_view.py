@@ -1,0 +1,156 @@
+"""What the store pane shows, read from the live store without any UI: active, pending and the members' rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import redis
+
+from ..engine.echo_mq import keyspace
+from ..engine.echo_mq.connector import error_text
+from ..engine.echo_mq.render import text
+from ..engine.stores.protocol import Sharded
+
+WINDOW = 8
+"""How many members the pane reads around the current one when the batch is larger than that."""
+
+ROW_FIELDS = (b"attempts", b"group", b"lease_epoch")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One member's job row as the store holds it, or what stands in its place."""
+
+    id: str
+    kind: str
+    """``hash``, ``none`` (no row) or the key's other type, such as ``string``."""
+    fields: tuple[tuple[str, str | None], ...] = ()
+    text: str = ""
+    """The value of a non-hash key, shown as the store holds it."""
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class ActiveEntry:
+    """One shown member's place in the active set: its score, or None when it is not a member."""
+
+    id: str
+    score: int | None
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the keys the pane shows live on a cluster: each distinct hash slot, and the node that serves it."""
+
+    slots: tuple[tuple[int, str], ...]
+    """``(slot, host:port)`` for each slot the keys hash to, in slot order: one, when they share the tag."""
+    keys: int
+    tag: str
+    """The queue's hashtag, such as ``{dive-1a2b3c4d}``."""
+
+    def text(self, tag: str | None = None) -> str:
+        """Two lines for the pane: the slot and its node, then that every key shares the tag (or the slots); ``tag``
+        names the tag where the pane has already shown it whole (``{q}``)."""
+        if len(self.slots) == 1:
+            slot, node = self.slots[0]
+            return f"slot {slot} · {node}\nall {self.keys} keys share {self.tag if tag is None else tag}"
+        return f"{self.keys} keys on {len(self.slots)} slots: " + ", ".join(f"{s} · {n}" for s, n in self.slots)
+
+
+def placement(store: Sharded, queue: str, keys: Sequence[str | bytes]) -> Placement:
+    """The slots of ``keys`` and their nodes, each key's slot asked of the cluster once (the store caches it)."""
+    names = {key.decode() if isinstance(key, bytes) else key for key in keys}
+    slots = sorted({(store.keyslot(key), store.node_for(key)) for key in names})
+    return Placement(tuple(slots), len(names), keyspace.queue_key(queue, "").split(":")[1])
+
+
+@dataclass(frozen=True)
+class StoreView:
+    """The keys of a window of the batch: the active set, pending, and each shown member's row."""
+
+    first: int
+    """The batch index of the first shown member."""
+    total: int
+    active: tuple[ActiveEntry, ...]
+    active_count: int
+    pending: tuple[str, ...]
+    pending_count: int
+    rows: tuple[Row, ...]
+    base: str
+    """The queue's base key, ``emq:{dive-8b3821c6}:``, which every key shown starts with."""
+    placement: Placement | None = None
+    """On a cluster, where the keys shown (and the ones the step wrote) live; None elsewhere."""
+
+
+def window(total: int, current: int, size: int = WINDOW) -> range:
+    """The member indexes to show: all of a small batch, else a page of ``size`` that holds ``current``.
+
+    Pages overlap by two, so the current member always has a neighbour shown on each side; the window moves
+    once per ``size - 2`` steps, not every step, and a step in between changes only the lines it wrote.
+    """
+    if total <= size:
+        return range(total)
+    stride = max(1, size - 2)
+    start = min(max(0, (current - 1) // stride * stride), total - size)
+    return range(start, start + size)
+
+
+def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
+         written: frozenset[bytes] = frozenset(), rescored: frozenset[str] = frozenset(),
+         store: object = None) -> StoreView:
+    """Read the window of ``ids`` around ``current``; ``written`` keys and ``rescored`` ids are marked changed.
+
+    When ``store`` is on a cluster (``Sharded``), the view also says which slots and nodes hold those keys.
+    """
+    shown = window(len(ids), current)
+    members = [ids[i] for i in shown]
+    active_key = keyspace.queue_key(queue, "active")
+    pending_key = keyspace.queue_key(queue, "pending")
+    row_keys = [keyspace.job_key(queue, member) for member in members]
+    pipe = client.pipeline(transaction=False)
+    pipe.zcard(active_key)
+    pipe.llen(pending_key)
+    pipe.lrange(pending_key, 0, WINDOW - 1)
+    for member in members:
+        pipe.zscore(active_key, member)
+    for key in row_keys:
+        pipe.type(key)
+    for key in row_keys:
+        pipe.hmget(key, list(ROW_FIELDS))  # one round trip for the usual rows; a WRONGTYPE row is read below
+    replies = pipe.execute(raise_on_error=False)
+    active_count, pending_count, pending = replies[0], replies[1], replies[2]
+    n = len(members)
+    scores = replies[3: 3 + n]
+    kinds = [text(k) for k in replies[3 + n: 3 + 2 * n]]
+    fields = replies[3 + 2 * n:]
+    strings = [key for key, kind in zip(row_keys, kinds, strict=True) if kind == "string"]
+    if strings:
+        pipe = client.pipeline(transaction=False)
+        for key in strings:
+            pipe.get(key)
+        string_values = dict(zip(strings, pipe.execute(raise_on_error=False), strict=True))
+    rows = []
+    for member, key, kind, got in zip(members, row_keys, kinds, fields, strict=True):
+        changed = key.encode() in written
+        if kind == "hash":
+            values = tuple((name.decode(), None if v is None else text(v))
+                           for name, v in zip(ROW_FIELDS, got, strict=True))
+            rows.append(Row(member, kind, values, changed=changed))
+        elif kind == "string":
+            got = string_values[key]
+            rows.append(Row(member, kind, text=error_text(got) if isinstance(got, Exception) else text(got),
+                            changed=changed))
+        else:
+            rows.append(Row(member, kind, changed=changed))
+    active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(score),
+                               member in rescored)
+                   for member, score in zip(members, scores, strict=True))
+    placed = None
+    if isinstance(store, Sharded):
+        placed = placement(store, queue, [active_key, pending_key, keyspace.queue_key(queue, ""), *row_keys,
+                                          *sorted(written)])
+    return StoreView(first=shown.start, total=len(ids), active=active, active_count=int(active_count),
+                     pending=tuple(text(p) for p in pending), pending_count=int(pending_count), rows=tuple(rows),
+                     base=keyspace.queue_key(queue, ""), placement=placed)

@@ -1,0 +1,1 @@
+"""The tools beside the dive: the benchmarks and the cost measurement."""

@@ -1,0 +1,1 @@
+"""The views, which only render the presentation model: the terminal UI, the text modes and the browser."""

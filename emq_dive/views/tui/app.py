@@ -1,0 +1,151 @@
+"""The dive's Textual app: the screens, the global keys and the command palette."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App
+from textual.binding import BindingType
+from textual.command import Provider
+from textual.screen import Screen
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from ...course.lessons import Lesson
+from ...engine.echo_mq import wires
+from ...engine.stores.protocol import StoreLike
+from ...present.keymap import Where
+from ...present.session import Session
+from . import heap
+from .screens.dive import DiveScreen
+from .screens.palette import DiveCommands
+from .screens.shot_size import SCREENSHOT_SIZE
+from .widgets.key_bindings import bindings
+from .widgets.style import faint_css
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holding the GIL runs before one waiting for it gets a turn, while the app runs (Python's
+default is 5 ms): a store worker waiting on each reply would otherwise wait that long per round trip whenever
+the UI thread is busy, which made the first frame's set-up on a real server ten times slower."""
+SETTLE_HEAP_AFTER = 1.0
+"""Seconds after the first frame when start-up is over; what it built is then frozen, out of the collector's
+full passes (a pass over it took tens of milliseconds, a stall a step would show)."""
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end the app as ``q`` does (systemd's stop, a closed terminal): keys deleted, servers stopped."""
+
+
+class DiveApp(App[None]):
+    """``emq-dive batches-03``: step a batch lease extension against a live store."""
+
+    CSS_PATH: ClassVar[str] = "app.tcss"
+    CSS: ClassVar[str] = faint_css()
+    TITLE = "emq-dive"
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiveCommands}  # Textual's own after
+
+    def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark") -> None:
+        super().__init__()
+        self.session = session
+        self.start_step = step
+        self.theme = theme
+        self._switch_interval = sys.getswitchinterval()
+        self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
+        self.whole = False
+        """True when the panes show keys and clock values whole (``v``), not as ``emq:{q}:`` and ``now+30000``."""
+
+    def on_load(self) -> None:
+        self._exit_on_signals()
+        sys.setswitchinterval(min(SWITCH_INTERVAL, self._switch_interval))
+        # the store's set-up overlaps the app's start; the screen picks the frame up when it mounts
+        early = self.session.begin_early()
+        self.run_worker(partial(self.session.open_early, early, self.start_step), thread=True, group="store",
+                        exit_on_error=False, name="open the batch")
+
+    def on_ready(self) -> None:
+        self.set_timer(SETTLE_HEAP_AFTER, heap.settle)
+
+    def _exit_on_signals(self) -> None:
+        """Exit at once on SIGTERM or SIGHUP: the loop's own handler wakes it, where a plain one waited for a key."""
+        loop = asyncio.get_running_loop()
+        for signum in EXIT_SIGNALS:
+            previous = signal.getsignal(signum)
+            try:
+                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
+            except (RuntimeError, ValueError):  # not the main thread (an embedding test): its own handlers stay
+                continue
+            self._given_back.append((loop, signum, previous))  # put back at unmount
+
+    def on_unmount(self) -> None:
+        for loop, signum, previous in self._given_back:
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        self._given_back.clear()
+        self.session.store.interrupt()  # a worker stuck on a stalled server would hold the exit up for good
+        # what start-up froze goes back to the collector, so an embedding process (a test run, say) can free it
+        gc.unfreeze()
+        sys.setswitchinterval(self._switch_interval)
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""
+        return DiveScreen(self.session, self.start_step)
+
+    @property
+    def dive(self) -> DiveScreen:
+        """The main screen, wherever the screen stack stands."""
+        return next(s for s in self.screen_stack if isinstance(s, DiveScreen))
+
+    def action_whole(self) -> None:
+        """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
+        self.whole = not self.whole
+        for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
+            for pane in screen.query("WirePane, StorePane, AnswerCard"):
+                pane.whole = self.whole  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        """Show the keys and what each pane shows."""
+        self.dive.action_help()
+
+
+def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
+             theme: str = "textual-dark") -> DiveApp:
+    """The dive app on ``store`` (which the caller opens and closes), at ``step`` on ``wire``."""
+    wires.wire(wire)  # ValueError for a wire there is not
+    return DiveApp(Session(store, lesson, batch, wire), step=max(0, step), theme=theme)
+
+
+async def wait_ready(app: DiveApp, pilot: Pilot[Any]) -> None:
+    """Wait until every worker has finished, the panes that fill in after the first frame have, and the screen
+    shows the result."""
+    while True:
+        try:
+            await app.workers.wait_for_complete()
+        except (WorkerFailed, WorkerCancelled):  # an error shows in the app; a cancelled worker has a successor
+            pass
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers) and not app.dive.deferred:
+            break
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def save_screenshot(app: DiveApp, path: str | Path, size: tuple[int, int] = SCREENSHOT_SIZE) -> Path:
+    """Run ``app`` headless at ``size`` (columns, rows) until its first full frame at the requested step, write it
+    as SVG, and exit."""
+    target = Path(path)
+
+    async def auto(pilot: Pilot[Any]) -> None:
+        await wait_ready(app, pilot)
+        app.save_screenshot(target.name, str(target.parent or "."))
+        app.exit()
+
+    await app.run_async(headless=True, size=size, auto_pilot=auto)
+    return target

@@ -1,0 +1,111 @@
+"""The sources the code pane shows: read once, highlighted off the UI thread, and wrapped to the pane's width."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from rich.cells import get_character_cell_size
+from rich.text import Span, Text
+
+from ....engine.echo_mq import scripts
+from ....engine.echo_mq.scripts import marker_lines
+from ....engine.echo_mq.sources import FILES
+from ....engine.stepper import Step
+from .style import foreground
+
+SOURCES = FILES
+LEXERS = {"handle": "python", "lua": "lua", "native": "python", "module": "c", "single": "lua", "what-if": "lua",
+          "connector": "python"}
+NATIVE_VERBS = frozenset(script.native_verb.encode() for script in (scripts.extend_locks(), scripts.extend_lock()))
+"""The native commands: a handle step that sends one did its sending in the connector's native branch."""
+NATIVE_SEND = "native"
+"""The connector's marker on the line that sends the native command."""
+HANG = 4
+"""How much deeper than its line's own indent a continuation row starts."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One source file, its highlighted lines and its markers."""
+
+    key: str
+    lines: tuple[Text, ...]
+    markers: dict[str, int]
+
+
+@cache
+def plain_source(key: str) -> Source:
+    """One of the project's source files as plain lines, read once: what the pane shows until it is highlighted."""
+    code = SOURCES[key].read_text("utf-8")
+    return Source(key, tuple(Text(line) for line in code.splitlines()), marker_lines(code))
+
+
+@cache
+def source(key: str) -> Source:
+    """Read and highlight one of the project's source files once (pygments: call it off the UI thread)."""
+    from rich.syntax import Syntax
+
+    code = SOURCES[key].read_text("utf-8")
+    highlighted = Syntax(code, LEXERS[key], theme="monokai").highlight(code)
+    highlighted.style = ""
+    highlighted.spans = [Span(span.start, span.end, foreground(span.style)) for span in highlighted.spans]
+    lines = tuple(highlighted.split("\n", allow_blank=True))
+    return Source(key, lines[: len(code.splitlines())], marker_lines(code))
+
+
+def sends_natively(step: Step) -> bool:
+    """True for a handle step whose command is a native one: the line that sent it is the connector's, not jobs.py's."""
+    return step.source == "handle" and bool(step.command) and step.command[0] in NATIVE_VERBS
+
+
+@cache
+def _marker_at(key: str) -> dict[int, str]:
+    """Each marked line of a source file, and its marker's name."""
+    return {line: name for name, line in plain_source(key).markers.items()}
+
+
+def module_line(native_line: int | None) -> int | None:
+    """The C module's line that carries the same marker as ``native_line`` of native.py."""
+    name = _marker_at("native").get(native_line) if native_line is not None else None
+    return plain_source("module").markers.get(name) if name else None
+
+
+def hang(line: str, width: int) -> int:
+    """The indent of ``line``'s continuation rows in a ``width``-cell column."""
+    return min(len(line) - len(line.lstrip(" ")) + HANG, width // 2)
+
+
+@cache
+def breaks(line: str, width: int) -> tuple[int, ...]:
+    """Where each continuation row of ``line`` starts, wrapped into ``width`` cells after a space where one fits."""
+    indent = hang(line, width)
+    starts: list[int] = []
+    start, room = 0, max(1, width)
+    while True:
+        used, end, space, seen = 0, start, -1, False
+        while end < len(line) and used + get_character_cell_size(line[end]) <= room:
+            used += get_character_cell_size(line[end])
+            if line[end] != " ":
+                seen = True
+            elif seen:
+                space = end
+            end += 1
+        if end >= len(line):
+            return tuple(starts)
+        start = space + 1 if space >= start else max(end, start + 1)
+        starts.append(start)
+        room = max(1, width - indent)
+
+
+@cache
+def layout(key: str, width: int) -> tuple[tuple[int, int], ...]:
+    """Every row of file ``key`` wrapped into ``width`` cells of code, as (line number, part), parts from 0."""
+    return tuple((number, part) for number, text in enumerate(plain_source(key).lines, 1)
+                 for part in range(len(breaks(text.plain, width)) + 1))
+
+
+@cache
+def first_rows(key: str, width: int) -> dict[int, int]:
+    """The row of ``layout(key, width)`` each line starts on."""
+    return {number: row for row, (number, part) in enumerate(layout(key, width)) if part == 0}
