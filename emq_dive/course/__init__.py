@@ -1,1 +1,1 @@
-"""The course data: the lessons (the course's and the user's), the fate table and the sandbox's edited batches."""
+"""The course data: the lessons (the course's and the user's), read and checked, and the sandbox's edited batches."""
