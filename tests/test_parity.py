@@ -71,7 +71,7 @@ def _transcript_end(markdown: str) -> dict[str, str]:
 
 
 def _plain_step(text: str) -> str | None:
-    found = re.search(r" Verdict: (.+?)\. (?:Writes|The shared)", text)
+    found = re.search(r" Verdict: (.+?)\. (?:Writes|Now = )", text)
     return found.group(1) if found else None
 
 

@@ -64,7 +64,7 @@ def test_four_enters_and_q_step_the_lesson_to_its_end() -> None:
            '"2", passes. Token check: "2" is not the token "1", fails. Active check, ZSCORE: not evaluated. ' \
            'Verdict: joins failed (stale).' in steps[2]
     assert "Active check, ZSCORE: nil, fails. Verdict: joins failed (not-active)." in steps[4]
-    now = re.findall(r"The shared now = (\d+), read once", "\n".join(steps[1:]))
+    now = re.findall(r"Now = (\d+), read once", "\n".join(steps[1:]))
     assert len(set(now)) == 1 and len(now) == 4
     rescored = re.findall(r"Verdict: re-scored to now\+(\d+)", "\n".join(steps))
     assert rescored and {int(delta) for delta in rescored} == {LESSON.lease_ms}
@@ -224,7 +224,7 @@ def test_the_paragraphs_say_what_the_store_holds(fake_store) -> None:
                      output_problem)
     assert dive.run(iter(["\n"] * 5)) == 0
     last = out.getvalue().split("\n\n")[-2]
-    now = int(re.search(r"The shared now = (\d+)", last).group(1))
+    now = int(re.search(r"Now = (\d+)", last).group(1))
     active = keyspace.queue_key(fake_store.queue, "active")
     rescored = re.findall(r"(JOB\d+) re-scored to now\+(\d+)", last)
     assert sorted({job for job, _ in rescored}) == ["JOB01", "JOB03"], "the writes and the verdicts name them"
@@ -322,6 +322,8 @@ def test_m_runs_the_held_list_as_singles_and_back(fake_store) -> None:
     assert said.count("Run mode: singles · extend_lock ×4. The batch ran again from its start to step 2.") == 1
     singles = _said(said, "Step 2 of 4 on wire 4 (singles · extend_lock ×4):")
     assert len(singles) == 1
+    # a single call's clock read is its own: the step never calls it shared
+    assert "this call's own read" in singles[0] and "shared" not in singles[0]
     clocks = _said(said, "Clock reads, one per call: 2 so far")
     assert clocks == [f"Clock reads, one per call: 2 so far ({FROZEN_MS}, {FROZEN_MS}), spread 0 ms; a batch reads "
                       "TIME once. Raised: 1 of 2 calls, each its own error: JOB02."]

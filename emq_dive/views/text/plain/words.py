@@ -47,7 +47,8 @@ def paragraph(frame: Frame, style: _Head) -> str:
     written = words.writes(step)
     if step.index and (written or member is None):
         said.append("Writes: " + ("; ".join(words.write_text(call, step.now) for call in written) or "none") + ".")
-    said += [f"The shared {words.now_text(step)}.", f"{capital(words.failed_text(step))}."]
+    # a batch's one clock read is shared by every member; a single call's is its own (now_text says which)
+    said += [f"{capital(words.now_text(step))}.", f"{capital(words.failed_text(step))}."]
     said += [f"Note: {note}." for note in step.notes]
     if step.done:
         said.append("Verdicts: " + "; ".join(f"{member.id} {words.checks(member, words.member_now(step, member))[3]}"
