@@ -365,10 +365,11 @@ def test_a_tab_runs_its_lesson_below_the_cli() -> None:
     """No cli → web → child → cli circle: the tab's child and the CLI both call emq_dive.launch."""
     import ast
 
-    package = Path(web_server.__file__).parent.parent
-    for path in [*sorted((package / "web").glob("*.py")), package / "launch.py"]:
+    web = Path(web_server.__file__).parent
+    package = web.parent.parent
+    for path in [*sorted(web.glob("*.py")), package / "launch.py"]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         assert not {name for name in imported if name.split(".")[-1] == "cli"}, f"{path.name} imports the CLI"
-    child = (package / "web" / "child.py").read_text(encoding="utf-8")
-    assert "from ..launch import" in child
+    child = (web / "child.py").read_text(encoding="utf-8")
+    assert "from ...launch import" in child
