@@ -23,7 +23,7 @@ from ..widgets.lesson_caption import LessonCaption
 from ..widgets.lesson_follow import SectionShown
 from ..widgets.lesson_pane import LessonPane
 from . import dive_tools as tools
-from .dive_layout import HEIGHTS, WIDTHS, panes, size_classes
+from .dive_layout import HEIGHTS, WIDTHS, panes, set_size_classes
 from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
 from .guard_offer import offer_wire, what_if_elsewhere
 from .learner_moves import Remode, next_mode, toggled_guard
@@ -85,7 +85,7 @@ class DiveScreen(Screen[None]):
         return self.query_one(CodePane).deferred or self.query_one(LessonPane).deferred
 
     def on_mount(self) -> None:
-        self.update_classes(size_classes(*self.app.size))  # the layout for this size before the first paint
+        set_size_classes(self, *self.app.size)  # the layout for this size before the first paint
         self.on_resize()
         self._timer = self.set_interval(PACE, self._tick, pause=True)
         early = self.session.take_early()

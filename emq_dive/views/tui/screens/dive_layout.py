@@ -6,6 +6,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.dom import DOMNode
 from textual.reactive import Reactive
 from textual.widgets import Footer
 
@@ -36,6 +37,13 @@ def size_classes(width: int, height: int) -> dict[str, bool]:
     on = {next(name for least, name in reversed(points) if size >= least)
           for points, size in ((WIDTHS, width), (HEIGHTS, height))}
     return {name: name in on for _, name in (*WIDTHS, *HEIGHTS)}
+
+
+def set_size_classes(node: DOMNode, width: int, height: int) -> None:
+    """Give ``node`` the breakpoint classes of a ``width`` × ``height`` screen (textual 8.0 has no update_classes)."""
+    classes = size_classes(width, height)
+    node.remove_class(*(name for name, on in classes.items() if not on))
+    node.add_class(*(name for name, on in classes.items() if on))
 
 
 def panes(session: Session, frame: Reactive[Any], playing: Reactive[Any], busy: Reactive[Any], asking: Reactive[Any]
