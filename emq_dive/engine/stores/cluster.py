@@ -16,9 +16,9 @@ import redis
 
 from ..echo_mq import jobs, keyspace, scripts
 from ..echo_mq.connector import Connector, Exchange, raw
-from . import Store, StoreError
 from .expiry import Owner
 from .spawned import Launched, free_port, identify, launch, stop_server
+from .store import Store, StoreError
 
 PRIMARIES = 3
 SLOTS = 16384

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import fakeredis
 
 from ..echo_mq import native
-from . import StoreError
+from .store import StoreError
 
 if TYPE_CHECKING:
-    from . import Store
+    from .store import Store
 
 FAKEREDIS_RANGE = ">=2.40,<2.42"
 """The fakeredis releases whose internals this module is built on; pyproject.toml declares the same range."""
@@ -146,7 +146,7 @@ def embedded_client(clock: Clock | None = None, run_id: str | None = None
 
 def open_embedded(queue: str, clock: Clock | None = None, run_id: str | None = None) -> Store:
     """The embedded store, ready to use with no setup."""
-    from . import Store
+    from .store import Store
 
     client, server = embedded_client(clock, run_id)
     store = Store(

@@ -20,7 +20,7 @@ from pathlib import Path
 import redis
 
 from ..echo_mq.connector import raw
-from . import Store, StoreError
+from .store import Store, StoreError
 
 START_SECONDS = 10.0
 

