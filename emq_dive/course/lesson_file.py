@@ -25,6 +25,7 @@ MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
 
 _TOP = ("id", "module", "dive", "title", "tagline", "intro", "lease_ms", "claim_lease_ms",
         "batch", "section", "fates", "member")
+_TOP += ("tour",)  # the [[tour]] slides, which course/tour_file.py reads
 _SECTION = ("key", "title", "follows", "body")
 _MEMBER = ("id", "fate", "token")
 
