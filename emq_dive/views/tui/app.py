@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...course.lessons import Lesson
+from ...course.user_state import UserState
 from ...engine.echo_mq import wires
 from ...engine.stores.protocol import StoreLike
 from ...present.keymap import Where
@@ -61,6 +62,9 @@ class DiveApp(App[None]):
         self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
         self.whole = False
         """True when the panes show keys and clock values whole (``v``), not as ``emq:{q}:`` and ``now+30000``."""
+        self.offer_tour: bool | None = None
+        """Whether start-up offers the tour to a learner who has not seen it; None offers it in a terminal or a
+        browser tab, never headless (a screenshot, a test)."""
 
     def on_load(self) -> None:
         self._exit_on_signals()
@@ -72,6 +76,10 @@ class DiveApp(App[None]):
 
     def on_ready(self) -> None:
         self.set_timer(SETTLE_HEAP_AFTER, heap.settle)
+        if self.offer_tour if self.offer_tour is not None else not self.is_headless:
+            from .screens.tour import offer
+            self.run_worker(partial(offer, self, self.dive, UserState.from_environ()), thread=True, group="state",
+                            exit_on_error=False, name="offer the tour")
 
     def _exit_on_signals(self) -> None:
         """Exit at once on SIGTERM or SIGHUP: the loop's own handler wakes it, where a plain one waited for a key."""
@@ -113,6 +121,12 @@ class DiveApp(App[None]):
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""
         self.dive.action_help()
+
+    def action_tour(self) -> None:
+        """Open the tour over the dive: its slides move the dive screen and mark the pane each talks about."""
+        from .screens.tour import TourScreen, open_tour
+        if not isinstance(self.screen, TourScreen):
+            self.run_worker(open_tour(self, self.dive, UserState.from_environ()), group="tour", exclusive=True)
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
