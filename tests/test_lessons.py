@@ -95,12 +95,18 @@ def _dump(data: dict) -> str:
             return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
         if isinstance(v, list):
             return "[" + ", ".join(value(item) for item in v) + "]"
+        if isinstance(v, dict):  # an inline table, such as a tour slide's do = { step = 2 }
+            return "{" + ", ".join(f"{k} = {value(item)}" for k, item in v.items()) + "}"
         raise TypeError(v)
 
-    lines = [f"{k} = {value(v)}" for k, v in data.items() if k not in ("section", "fates")]
-    for table in data.get("section", []):
-        lines.append("[[section]]")
-        lines += [f"{k} = {value(v)}" for k, v in table.items()]
+    def tables(v: object) -> bool:
+        return isinstance(v, list) and bool(v) and all(isinstance(item, dict) for item in v)
+
+    lines = [f"{k} = {value(v)}" for k, v in data.items() if k != "fates" and not tables(v)]
+    for name in (k for k, v in data.items() if tables(v)):  # [[section]], [[member]], [[tour]], …
+        for table in data[name]:
+            lines.append(f"[[{name}]]")
+            lines += [f"{k} = {value(v)}" for k, v in table.items()]
     if "fates" in data:
         lines.append("[fates]")
         lines += [f'"{k}" = {value(v)}' for k, v in data["fates"].items()]

@@ -101,7 +101,7 @@ def test_h_says_every_command_of_the_one_table() -> None:
         assert f"{command.usage}: {meaning(command)}" in said
     # the TUI's help sentence for the same action: one table says both
     assert "m: run mode: one batch ⇄ N single calls of extend_lock" in said
-    assert "t [N]: says the batch table" in said  # a plain-only command keeps its own words
+    assert "a [N]: says the batch table" in said  # a plain-only command keeps its own words
     typed = {key for command in COMMANDS for key in command.keys}
     assert {"", "b", "w", "f", "m", "g", "k", "p", "1", "6", "e", "c", "x", "l", "[", "]", "h", "q"} <= typed
     assert {command.action for command in COMMANDS} >= {"forward", "mode", "guard", "reap", "predict", "guess",
@@ -555,8 +555,8 @@ def test_c_says_a_failed_measurement_and_the_dive_goes_on(fake_store) -> None:
     assert said[2].startswith("Step 2 of 4 on wire 4: member 2 of 4, JOB02")
 
 
-def test_t_says_the_batch_table_as_far_as_the_run_has_read(fake_store) -> None:
-    said, dive = dive_on(fake_store, "\n\nt\ne\nn 30\nr\nt 21\n")
+def test_a_says_the_batch_table_as_far_as_the_run_has_read(fake_store) -> None:
+    said, dive = dive_on(fake_store, "\n\na\ne\nn 30\nr\na 21\n")
     table = _said(said, "The batch at step 2, 4 members: ")[0]
     assert 'JOB02, token 1: row "2", passes; token "2" is not the token "1", fails; in active not evaluated; ' \
            "verdict joins failed (stale)." in table

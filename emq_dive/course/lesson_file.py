@@ -24,8 +24,7 @@ MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
 """The fates a member of the lesson's batch may have (a whole-call fate is no member's)."""
 
 _TOP = ("id", "module", "dive", "title", "tagline", "intro", "lease_ms", "claim_lease_ms",
-        "batch", "section", "fates", "member")
-_TOP += ("tour",)  # the [[tour]] slides, which course/tour_file.py reads
+        "batch", "section", "fates", "member", "tour")  # [[tour]]: the slides course/tour_file.py reads
 _SECTION = ("key", "title", "follows", "body")
 _MEMBER = ("id", "fate", "token")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..course.lessons import Lesson
-from ..course.tour_file import FIELDS, Slide
+from ..course.tour_file import Slide
 from ..engine.echo_mq.render import text, wire_text
 from ..engine.echo_mq.wires import wire
 from ..engine.stepper.model import Member
@@ -86,8 +86,7 @@ READERS: dict[str, Reader] = {
     "epoch": lambda f, _l, _s: _epoch(f),
     "section": lambda _f, lesson, key: next((s.title for s in lesson.sections if s.key == key), key or "its start"),
 }
-"""How each live value a slide may name is read from the frame on screen."""
-
+"""How each live value a slide may name (tour_file.FIELDS, in its order) is read from the frame on screen."""
 
 
 def slide_text(slide: Slide, frame: Frame, lesson: Lesson, section: str = "") -> str:

@@ -21,6 +21,9 @@ from . import (
 from . import (
     tools as plain_tools,
 )
+from . import (
+    tour as plain_tour,
+)
 from .state import Dive
 
 Handler = Callable[[Dive, str, str], None]
@@ -63,13 +66,14 @@ COMMANDS: tuple[Command, ...] = (
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
-    Command(("t",), "batch", "t [N]", "says the batch table (from member N)", plain_panes.batch),
+    Command(("a",), "batch", "a [N]", "says the batch table (all members, from member N)", plain_panes.batch),
     Command(("s",), "store", "s", "says the store", plain_panes.store),
     Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
     Command(("o",), "code", "o", "says the code this step ran", plain_panes.code),
     Command(("l",), "read", "l [N]", "lists the lesson's sections or reads section N", plain_steps.lesson),
     Command(("]",), "section(1)", "]", "reads the next section", plain_steps.browse),
     Command(("[",), "section(-1)", "[", "reads the previous section", plain_steps.browse),
+    Command(("t",), "tour", "t", "takes the tour", plain_tour.tour),
     Command(("h", "?"), "help", "h", "is this help", _help),
     Command(("q",), "quit", "q", "quits", _quit),
 )

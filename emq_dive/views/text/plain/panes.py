@@ -1,4 +1,4 @@
-"""The plain mode's reading of the TUI's panes: the batch (t), the store (s), the wire's calls (v), the code (o)."""
+"""The plain mode's reading of the TUI's panes: the batch (a), the store (s), the wire's calls (v), the code (o)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import words
 from .state import Dive
 
 SHOWN = 20
-"""Members ``t`` says at a time."""
+"""Members ``a`` says at a time."""
 
 
 def batch_text(frame: Frame, start: int = 0) -> str:
@@ -24,7 +24,7 @@ def batch_text(frame: Frame, start: int = 0) -> str:
         row, token, active, verdict = words.checks(member, step.now)
         checks = f"row {row}; token {token}; in active {active}; " if any((row, token, active)) else ""
         said.append(f"{member.index + 1} {member.id}, token {member.token}: {checks}verdict {verdict or 'none'}")
-    more = f" t {start + SHOWN + 1} says on." if start + SHOWN < len(members) else ""
+    more = f" a {start + SHOWN + 1} says on." if start + SHOWN < len(members) else ""
     return f"The batch at step {step.index}, {len(members):,} members: " + ". ".join(said) + f".{more}"
 
 
