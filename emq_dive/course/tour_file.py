@@ -108,8 +108,8 @@ def _slide(table: Any, at: str, lesson: Lesson) -> Slide:
         raise fail("pane", f"{pane!r} is not a pane (one of {', '.join(p.value for p in Pane)})")
     if len(body) > MAX_BODY:
         raise fail("body", f"a slide's text holds at most {MAX_BODY} characters, not {len(body)}")
+    slide = Slide(title, Pane(pane), _move(table.get("do", {}), fail, lesson), body)
     try:
-        slide = Slide(title, Pane(pane), _move(table.get("do", {}), fail, lesson), body)
         unknown = [name for name in slide.fields if name not in FIELDS]
     except ValueError as err:  # a stray brace in the text
         raise fail("body", f"not a slide text: {err}") from None
