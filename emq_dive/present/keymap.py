@@ -174,8 +174,8 @@ KEYMAP: tuple[Key, ...] = (
         Group.APP, Where.TEXTUAL, title="Move to a pane, to scroll it (tab)", words="tab focus scroll pane wire store"),
     Key("ctrl+p", ("ctrl+p",), "command_palette", "palette", "every action in the command palette", Group.APP,
         Where.TEXTUAL),
-    Key("t", ("t",), "tour", "tour", "take the tour: slides that move the dive and mark the pane each means "
-        "(→ or n next, ← or p back, esc leaves)", Group.APP, Where.APP, title="Take the tour",
+    Key("t", ("t",), "tour", "tour", "take the tour: a few slides that move the dive and say what the pane "
+        "each marks shows", Group.APP, Where.APP, title="Take the tour",
         words="tour guide intro start new slides walkthrough"),
     Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True),
     Key("?", ("question_mark",), "help", "help", "open or close this help", Group.APP, Where.APP, footer=True,

@@ -40,7 +40,7 @@ class TourScreen(ModalScreen[None]):
     DEFAULT_CSS: ClassVar[str] = "TourScreen { background: transparent; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,n", "next", "next slide"), Binding("left,p", "previous", "previous slide"),
-        Binding("escape", "leave", "leave the tour"), *app_keys("quit", "whole"),
+        Binding("escape", "leave", "leave the tour"), *app_keys("quit", "whole", "help"),
     ]
 
     def __init__(self, slides: tuple[Slide, ...], dive: DiveScreen, remember: Callable[[], None]) -> None:
