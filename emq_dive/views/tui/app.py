@@ -126,7 +126,8 @@ class DiveApp(App[None]):
         """Open the tour over the dive: its slides move the dive screen and mark the pane each talks about."""
         from .screens.tour import TourScreen, open_tour
         if not isinstance(self.screen, TourScreen):
-            self.run_worker(open_tour(self, self.dive, UserState.from_environ()), group="tour", exclusive=True)
+            self.run_worker(open_tour(self, self.dive, UserState.from_environ()), group="tour", exclusive=True,
+                            exit_on_error=False)
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,

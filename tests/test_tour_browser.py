@@ -1,0 +1,42 @@
+"""The tour in a browser tab: ``emq-dive serve`` runs the same app, which offers the tour and walks it to the end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from serve_support import Screen, browser, served
+
+from emq_dive.course.tour_file import Opens, load_tour
+from emq_dive.views.tui.screens.tour import OFFER
+from tests.tui_support import lesson
+
+SLIDES = load_tour(lesson())
+OVER = {Opens.FATES: "A job's fate · run the single verb"}
+"""The words of the view a slide opens over the tour, which esc closes."""
+COMPARED = "the same batch on both wires"
+
+
+@pytest.mark.browser
+def test_a_tab_is_offered_the_tour_and_walks_it_to_its_last_slide(tmp_path: Path) -> None:
+    with served(tmp_path) as server, browser() as chromium:
+        tab = Screen(chromium, server.url)
+        assert tab.open().status == 200
+        first = tab.settled("step 0 of 4", "the dive's first screen")
+        assert OFFER.split(";")[0] in " ".join(first.split()), "a tab keeps no state, so the tour is offered"
+        tab.press("t")
+        for at, slide in enumerate(SLIDES, 1):
+            if at > 1:
+                tab.press("n")
+            over = OVER.get(slide.move.opens) if slide.move.opens else COMPARED if slide.move.wire else None
+            if over is not None:
+                tab.settled(over, f"the view slide {at} opens")
+                tab.press("Escape")
+            shown = tab.settled(f"tour {at}/{len(SLIDES)} · {slide.title[:20]}", f"slide {at}")
+        assert "→/n finish" in shown
+        tab.press("n")
+        after = tab.settled("step 5 of 5", "the dive after the tour")
+        assert "tour " not in after and "wire  6 · EMQ.EXTENDS" in after
+        tab.press("ArrowLeft")
+        tab.settled("step 4 of 5", "the arrows step the dive again")
+        tab.close()
