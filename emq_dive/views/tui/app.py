@@ -20,9 +20,11 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...course.lessons import Lesson
 from ...engine.echo_mq import wires
 from ...engine.stores.protocol import StoreLike
+from ...present import reset
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
+from .screens.console_moves import ConsoleUndone, console_of, settled
 from .screens.dive import DiveScreen
 from .screens.palette import DiveCommands
 from .screens.shot_size import SCREENSHOT_SIZE
@@ -61,6 +63,8 @@ class DiveApp(App[None]):
         self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
         self.whole = False
         """True when the panes show keys and clock values whole (``v``), not as ``emq:{q}:`` and ``now+30000``."""
+        self.baseline = reset.Baseline.of(session)
+        """The lesson's batch as the dive opened, which ``R`` puts back."""
 
     def on_load(self) -> None:
         self._exit_on_signals()
@@ -113,6 +117,40 @@ class DiveApp(App[None]):
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""
         self.dive.action_help()
+
+    # -- the console (:) and reset (R) ---------------------------------------------------------------------------
+
+    def action_console(self) -> None:
+        """Open the console's prompt over the dive."""
+        from .screens.console_screen import ConsoleScreen
+
+        if not isinstance(self.screen, ConsoleScreen):
+            self.push_screen(ConsoleScreen(console_of(self.session), self.dive))
+
+    def on_console_undone(self, message: ConsoleUndone) -> None:
+        self.notify("back put back what the console's write replaced", title="console", timeout=4)
+
+    def action_reset(self) -> None:
+        """Put the lesson's batch back, asking once first when the reset would lose something."""
+        dive = self.dive
+        if not settled(dive):
+            self.notify("the store is busy; one moment", severity="warning", timeout=2)
+            return
+        lost = reset.losses(self.session, self.baseline, console_of(self.session))
+        if not lost:
+            self._reset()
+            return
+        from .screens.reset_confirm import ResetConfirm
+
+        def answered(yes: bool | None) -> None:
+            if yes and settled(self.dive):
+                self._reset()
+
+        self.push_screen(ResetConfirm(reset.question(lost)), answered)
+
+    def _reset(self) -> None:
+        reset.prepare(self.session, self.baseline)
+        self.dive.open_batch(0)
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
