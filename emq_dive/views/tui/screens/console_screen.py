@@ -21,8 +21,8 @@ from .console_moves import settled
 from .dive import DiveScreen
 from .dive_messages import FrameReady
 
-INTRO = ("console · the dive's store: the course's EVALSHA ($sha, $sha_one), EMQ.EXTEND(S), and reads of this run's "
-         "keys ($active, $base, $pending, $job:ID, $lease) · ↑/↓ history · esc closes, then ← undoes a write")
+INTRO = ("console · EVALSHA $sha/$sha_one, EMQ.EXTEND(S), reads of $active $base $pending $job:ID · $lease · "
+         "↑↓ history · esc closes, then ← undoes a write")
 
 
 @dataclass
@@ -40,7 +40,7 @@ def said(outcome: Outcome) -> str:
         return f"not answered: {outcome.reason}"
     lines = "\n".join(outcome.lines)
     after = " · ← undoes it" if outcome.undoable else ""
-    return f"{outcome.line.name}{after}{' · ' + outcome.note if outcome.note else ''}\n{lines}"
+    return f"> {outcome.line.typed}{after}{' · ' + outcome.note if outcome.note else ''}\n{lines}"
 
 
 class ConsoleScreen(ModalScreen[None]):
@@ -48,11 +48,12 @@ class ConsoleScreen(ModalScreen[None]):
 
     DEFAULT_CSS: ClassVar[str] = """
     ConsoleScreen { align: left bottom; background: transparent; }
-    ConsoleScreen > Vertical { dock: bottom; height: auto; max-height: 60%; background: $surface;
+    ConsoleScreen > Vertical { dock: bottom; height: auto; max-height: 40%; background: $surface;
         border-top: solid $primary; }
-    ConsoleScreen #console-intro { color: $text-muted; height: auto; }
-    ConsoleScreen #console-reply { height: auto; max-height: 20; overflow-y: auto; }
-    ConsoleScreen ConsolePrompt { border: none; height: 1; padding: 0 1; }
+    ConsoleScreen #console-intro { color: $text-muted; height: 1; }
+    ConsoleScreen #console-reply { height: auto; max-height: 9; overflow-y: auto; }
+    ConsoleScreen #console-reply.-error { color: $text-error; }
+    ConsoleScreen ConsolePrompt, ConsoleScreen ConsolePrompt:focus { border: none; height: 1; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "close")]
 
