@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from ....present.keymap import by_action
 from . import (
+    console as plain_console,
+)
+from . import (
     moves as plain_moves,
 )
 from . import (
@@ -63,6 +66,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
+    Command((":",), "console", ": COMMAND", "sends one console line to the dive's store", plain_console.console),
+    Command(("R",), "reset", "R", "puts the lesson's batch back", plain_console.reset),
     Command(("t",), "batch", "t [N]", "says the batch table (from member N)", plain_panes.batch),
     Command(("s",), "store", "s", "says the store", plain_panes.store),
     Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
