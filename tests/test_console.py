@@ -152,6 +152,7 @@ def test_the_plain_console_sends_with_the_same_policy_and_b_undoes_its_write(fak
     assert "Back put back what the console's write replaced" in said
     assert 'ZSCORE answered:\n"1700000010000"' in said
     assert ": COMMAND: the console:" in said and "R: reset:" in said
+    assert dive.console.history.lines[:2] == ["FLUSHALL", "ZSCORE emq:{x}:active JOB01"], "refused lines are kept too"
 
 
 @pytest.mark.server

@@ -37,7 +37,7 @@ def losses(session: Session, baseline: Baseline, console: Console | None = None)
     stepper = session.stepper
     if stepper is not None and stepper.position > 0:
         lost.append(f"the run so far (step {stepper.position})")
-    if stepper is not None and stepper.race_events():
+    if stepper is not None and any(event.actor == "reaper" for event in stepper.race_events()):
         lost.append("the reaper's race")
     if console is not None and console.dirty:
         lost.append("the console's writes")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 from weakref import WeakKeyDictionary
@@ -35,13 +36,17 @@ class Host(Protocol):
 
     session: Session
     busy: str
-    moves: Numbered
     target: int
     frame: Frame | None
 
+    @property
+    def moves(self) -> Numbered: ...
+
     def post_message(self, message: Message) -> bool: ...
 
-    def run_worker(self, work: object, *args: object, **kwargs: object) -> Worker[None]: ...
+    def run_worker(self, work: Callable[[], None], name: str | None = "", group: str = "default",
+                   description: str = "", exit_on_error: bool = True, start: bool = True, exclusive: bool = False,
+                   thread: bool = False) -> Worker[None]: ...
 
 
 def console_of(session: Session) -> Console:
