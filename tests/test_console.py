@@ -124,6 +124,19 @@ def test_back_puts_back_exactly_the_keys_a_console_write_replaced(fake_store):
     assert not console.dirty, "a set-up drops what the console wrote, and its undo"
 
 
+def test_a_write_at_the_handle_is_undone_after_the_steps_above_it_are(fake_store):
+    console = opened(fake_store)
+    before = snapshot.take(fake_store.client, fake_store.queue)
+    with fake_store.io():
+        console.run("EVALSHA $sha 2 $active $base 99000 JOB01 1")
+        console.session.goto(2)
+        assert not console.undoable(), "at step 2, back undoes the step"
+        console.session.goto(0)
+        assert console.undoable()
+        console.undo()
+    assert snapshot.take(fake_store.client, fake_store.queue) == before
+
+
 def test_a_store_that_does_not_answer_is_said_in_one_line(fake_store):
     console = opened(fake_store)
     fake_store.client.connection_pool.get_connection = lambda *a, **k: (_ for _ in ()).throw(

@@ -109,7 +109,10 @@ async def test_up_brings_back_the_lines_sent_and_down_goes_forward_again():
         await settle(app, pilot)
         await press(app, pilot, "colon")
         prompt = app.screen.query_one(ConsolePrompt)
-        await send(app, pilot, "ZCARD $active")
+        await press(app, pilot, *"ZCARD", "space", "dollar_sign", *"active")
+        assert prompt.value == "ZCARD $active", "space and the keys the dive binds type into the prompt"
+        assert app.dive.target == 0 and not app.dive.playing
+        await press(app, pilot, "enter")
         assert app.screen.outcome.lines == ("(integer) 3",)
         await send(app, pilot, "FLUSHALL")
         await press(app, pilot, "up")

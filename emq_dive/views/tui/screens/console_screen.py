@@ -78,7 +78,7 @@ class ConsoleScreen(ModalScreen[None]):
         typed = event.value
         dive = self.dive
         if not settled(dive):
-            self.show(Failed(typed, "the store is busy with a move; send it again in a moment"))
+            self.show(Refusal(typed, "the store is busy with a move; send it again in a moment"))
             return
         checked = self.console.check(typed)
         event.input.value = ""
