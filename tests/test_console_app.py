@@ -141,3 +141,22 @@ async def test_a_console_write_after_a_step_is_undone_by_back_before_the_step():
         assert app.dive.target == 2 and active(app) == stepped
         await press(app, pilot, "left")
         assert app.dive.target == 1
+
+
+@asynctest
+async def test_the_palette_and_the_help_offer_the_console_and_reset():
+    from emq_dive.views.tui.screens.help import HELP
+    from emq_dive.views.tui.screens.palette import DiveCommands
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for typed, title in (("redis-cli", "Console"), ("pristine", "Reset to the lesson's batch")):
+            hits = sorted([hit async for hit in DiveCommands(app.screen).search(typed)], reverse=True)
+            assert hits and hits[0].text == title, typed
+        assert "\n| : | the console:" in HELP and "\n| R | reset:" in HELP
+        await press(app, pilot, "ctrl+p")
+        await pilot.press(*"console")
+        await settle(app, pilot)
+        await press(app, pilot, "enter")
+        assert isinstance(app.screen, ConsoleScreen)

@@ -153,7 +153,7 @@ KEYMAP: tuple[Key, ...] = (
         title="Console", words="command prompt redis-cli send raw evalsha zscore hgetall type"),
     Key("R", ("R",), "reset", "reset", "reset: put the lesson's batch back from any state (it asks first when a "
         "run, fates, an edit, a mode or console writes would be lost)", Group.LEARN, Where.APP,
-        title="Reset to the lesson's batch", words="restart start over fresh clean pristine undo all"),
+        title="Reset to the lesson's batch", words="start over fresh clean pristine lesson batch back"),
     Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane (on a small screen it opens over the batch)",
         Group.LESSON, footer=True, title="Show / hide the lesson",
         words="lesson hide show pane toggle read"),

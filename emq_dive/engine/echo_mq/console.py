@@ -25,29 +25,36 @@ class Kind(Enum):
         return self is not Kind.READ
 
 
+class KeysAt(Enum):
+    """Which arguments of a read command are keys."""
+
+    FIRST = "the first argument"
+    ALL = "every argument"
+    NONE = "none"
+
+
 @dataclass(frozen=True)
 class Spec:
     """One command the console lets through: its argument count and where its keys are."""
 
     least: int
     most: int | None
-    keys: str
-    """``first`` (the first argument), ``all`` (every argument) or ``none``."""
+    keys: KeysAt = KeysAt.FIRST
     status: bool = False
     """True when the reply is a status, which redis-cli prints without quotes (TYPE's ``zset``)."""
 
 
 READS: dict[str, Spec] = {
-    "ZSCORE": Spec(2, 2, "first"), "ZMSCORE": Spec(2, None, "first"), "ZRANGE": Spec(3, None, "first"),
-    "ZRANGEBYSCORE": Spec(3, None, "first"), "ZREVRANGE": Spec(3, 4, "first"),
-    "ZREVRANGEBYSCORE": Spec(3, None, "first"), "ZRANK": Spec(2, 3, "first"), "ZCARD": Spec(1, 1, "first"),
-    "ZCOUNT": Spec(3, 3, "first"), "HGETALL": Spec(1, 1, "first"), "HGET": Spec(2, 2, "first"),
-    "HMGET": Spec(2, None, "first"), "HEXISTS": Spec(2, 2, "first"), "HKEYS": Spec(1, 1, "first"),
-    "HVALS": Spec(1, 1, "first"), "HLEN": Spec(1, 1, "first"), "EXISTS": Spec(1, None, "all"),
-    "TYPE": Spec(1, 1, "first", status=True), "TTL": Spec(1, 1, "first"), "PTTL": Spec(1, 1, "first"),
-    "GET": Spec(1, 1, "first"), "LRANGE": Spec(3, 3, "first"), "LLEN": Spec(1, 1, "first"),
-    "SMEMBERS": Spec(1, 1, "first"), "SCARD": Spec(1, 1, "first"), "SISMEMBER": Spec(2, 2, "first"),
-    "TIME": Spec(0, 0, "none"),
+    "ZSCORE": Spec(2, 2), "ZMSCORE": Spec(2, None), "ZRANGE": Spec(3, None),
+    "ZRANGEBYSCORE": Spec(3, None), "ZREVRANGE": Spec(3, 4),
+    "ZREVRANGEBYSCORE": Spec(3, None), "ZRANK": Spec(2, 3), "ZCARD": Spec(1, 1),
+    "ZCOUNT": Spec(3, 3), "HGETALL": Spec(1, 1), "HGET": Spec(2, 2),
+    "HMGET": Spec(2, None), "HEXISTS": Spec(2, 2), "HKEYS": Spec(1, 1),
+    "HVALS": Spec(1, 1), "HLEN": Spec(1, 1), "EXISTS": Spec(1, None, KeysAt.ALL),
+    "TYPE": Spec(1, 1, status=True), "TTL": Spec(1, 1), "PTTL": Spec(1, 1),
+    "GET": Spec(1, 1), "LRANGE": Spec(3, 3), "LLEN": Spec(1, 1),
+    "SMEMBERS": Spec(1, 1), "SCARD": Spec(1, 1), "SISMEMBER": Spec(2, 2),
+    "TIME": Spec(0, 0, KeysAt.NONE),
 }
 """The read commands, by name."""
 RUNS: dict[str, Kind] = {"EVALSHA": Kind.SCRIPT, "EMQ.EXTENDS": Kind.NATIVE, "EMQ.EXTEND": Kind.NATIVE}
@@ -176,7 +183,7 @@ def parse(typed: str, place: Place) -> Line | Refusal:
         count = len(args) - 1
         if count < spec.least or (spec.most is not None and count > spec.most):
             return Refusal(typed, f"wrong number of arguments for {name}: {count}")
-        keys = args[1:] if spec.keys == "all" else args[1:2] if spec.keys == "first" else []
+        keys = args[1:] if spec.keys is KeysAt.ALL else args[1:2] if spec.keys is KeysAt.FIRST else []
         for key in keys:
             _own(key, place, name)
     except ValueError as err:
