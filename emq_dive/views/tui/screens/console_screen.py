@@ -48,10 +48,9 @@ class ConsoleScreen(ModalScreen[None]):
 
     DEFAULT_CSS: ClassVar[str] = """
     ConsoleScreen { align: left bottom; background: transparent; }
-    ConsoleScreen > Vertical { dock: bottom; height: auto; max-height: 40%; background: $surface;
-        border-top: solid $primary; }
+    ConsoleScreen > Vertical { dock: bottom; height: auto; background: $surface; border-top: solid $primary; }
     ConsoleScreen #console-intro { color: $text-muted; height: 1; }
-    ConsoleScreen #console-reply { height: auto; max-height: 9; overflow-y: auto; }
+    ConsoleScreen #console-reply { height: auto; max-height: 25vh; overflow-y: auto; }
     ConsoleScreen #console-reply.-error { color: $text-error; }
     ConsoleScreen ConsolePrompt, ConsoleScreen ConsolePrompt:focus { border: none; height: 1; padding: 0 1; }
     """
