@@ -160,3 +160,15 @@ async def test_the_palette_and_the_help_offer_the_console_and_reset():
         await settle(app, pilot)
         await press(app, pilot, "enter")
         assert isinstance(app.screen, ConsoleScreen)
+
+
+@asynctest
+async def test_at_80x24_a_long_reply_scrolls_and_the_prompt_stays_on_screen():
+    app = frozen_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "colon")
+        await send(app, pilot, "ZRANGE $active 0 -1 WITHSCORES")
+        assert len(app.screen.outcome.lines) == 6
+        prompt = app.screen.query_one(ConsolePrompt)
+        assert prompt.region.height == 1 and prompt.region.bottom <= 24 and prompt.has_focus
