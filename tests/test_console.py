@@ -156,7 +156,7 @@ def plain_on(store, lines: str) -> tuple[str, PlainDive]:
 def test_the_plain_console_sends_with_the_same_policy_and_b_undoes_its_write(fake_store):
     said, dive = plain_on(fake_store, ": FLUSHALL\n: ZSCORE emq:{x}:active JOB01\n"
                                       f": {STRING_COMPARE}\n: EVALSHA $sha 2 $active $base 99000 JOB03 1\n"
-                                      ": ZSCORE $active JOB03\nb\n: ZSCORE $active JOB03\nh\n")
+                                      ": ZSCORE $active JOB03\nb\n:ZSCORE $active JOB03\nh\n")
     assert "Refused, nothing sent: FLUSHALL is not a console command" in said
     assert "Refused, nothing sent: ZSCORE refused: emq:{x}:active is not a key of this dive" in said
     assert "EVALSHA answered (the store had not loaded extend_locks yet: SCRIPT LOAD sent first): b undoes it.\n" \
