@@ -59,12 +59,12 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
+        self.baseline = reset.Baseline.of(session)
+        """The lesson's batch as the dive opened, which ``R`` puts back."""
         self._switch_interval = sys.getswitchinterval()
         self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
         self.whole = False
         """True when the panes show keys and clock values whole (``v``), not as ``emq:{q}:`` and ``now+30000``."""
-        self.baseline = reset.Baseline.of(session)
-        """The lesson's batch as the dive opened, which ``R`` puts back."""
 
     def on_load(self) -> None:
         self._exit_on_signals()
@@ -107,17 +107,6 @@ class DiveApp(App[None]):
         """The main screen, wherever the screen stack stands."""
         return next(s for s in self.screen_stack if isinstance(s, DiveScreen))
 
-    def action_whole(self) -> None:
-        """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
-        self.whole = not self.whole
-        for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
-            for pane in screen.query("WirePane, StorePane, AnswerCard"):
-                pane.whole = self.whole  # type: ignore[attr-defined]
-
-    def action_help(self) -> None:
-        """Show the keys and what each pane shows."""
-        self.dive.action_help()
-
     # -- the console (:) and reset (R) ---------------------------------------------------------------------------
 
     def action_console(self) -> None:
@@ -151,6 +140,17 @@ class DiveApp(App[None]):
     def _reset(self) -> None:
         reset.prepare(self.session, self.baseline)
         self.dive.open_batch(0)
+
+    def action_whole(self) -> None:
+        """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
+        self.whole = not self.whole
+        for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
+            for pane in screen.query("WirePane, StorePane, AnswerCard"):
+                pane.whole = self.whole  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        """Show the keys and what each pane shows."""
+        self.dive.action_help()
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
