@@ -147,6 +147,13 @@ KEYMAP: tuple[Key, ...] = (
         offers=(Offer("cost", lambda now: True),)),
     Key("x", ("x",), "transcript", "write transcript", "write the transcript of the run so far (Markdown)",
         Group.LEARN, title="Write the transcript", words="save export markdown record"),
+    Key(":", ("colon",), "console", "console",
+        "the console: send the lesson's EVALSHA ($sha, $active, $base filled in), EMQ.EXTEND(S) or a read of the "
+        "dive's keys; the reply raw, the store pane follows, back undoes a write", Group.LEARN, Where.APP,
+        title="Console", words="command prompt redis-cli send raw evalsha zscore hgetall type"),
+    Key("R", ("R",), "reset", "reset", "reset: put the lesson's batch back from any state (it asks first when a "
+        "run, fates, an edit, a mode or console writes would be lost)", Group.LEARN, Where.APP,
+        title="Reset to the lesson's batch", words="start over fresh clean pristine lesson batch back"),
     Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane (on a small screen it opens over the batch)",
         Group.LESSON, footer=True, title="Show / hide the lesson",
         words="lesson hide show pane toggle read"),

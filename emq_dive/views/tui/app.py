@@ -21,9 +21,11 @@ from ...course.lessons import Lesson
 from ...course.user_state import UserState
 from ...engine.echo_mq import wires
 from ...engine.stores.protocol import StoreLike
+from ...present import reset
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
+from .screens.console_moves import ConsoleUndone, console_of, settled
 from .screens.dive import DiveScreen
 from .screens.palette import DiveCommands
 from .screens.shot_size import SCREENSHOT_SIZE
@@ -58,6 +60,8 @@ class DiveApp(App[None]):
         self.session = session
         self.start_step = step
         self.theme = theme
+        self.baseline = reset.Baseline.of(session)
+        """The lesson's batch as the dive opened, which ``R`` puts back."""
         self._switch_interval = sys.getswitchinterval()
         self._given_back: list[tuple[asyncio.AbstractEventLoop, int, Any]] = []
         self.whole = False
@@ -110,6 +114,40 @@ class DiveApp(App[None]):
     def dive(self) -> DiveScreen:
         """The main screen, wherever the screen stack stands."""
         return next(s for s in self.screen_stack if isinstance(s, DiveScreen))
+
+    # -- the console (:) and reset (R) ---------------------------------------------------------------------------
+
+    def action_console(self) -> None:
+        """Open the console's prompt over the dive."""
+        from .screens.console_screen import ConsoleScreen
+
+        if not isinstance(self.screen, ConsoleScreen):
+            self.push_screen(ConsoleScreen(console_of(self.session), self.dive))
+
+    def on_console_undone(self, message: ConsoleUndone) -> None:
+        self.notify("back put back what the console's write replaced", title="console", timeout=4)
+
+    def action_reset(self) -> None:
+        """Put the lesson's batch back, asking once first when the reset would lose something."""
+        dive = self.dive
+        if not settled(dive):
+            self.notify("the store is busy; one moment", severity="warning", timeout=2)
+            return
+        lost = reset.losses(self.session, self.baseline, console_of(self.session))
+        if not lost:
+            self._reset()
+            return
+        from .screens.reset_confirm import ResetConfirm
+
+        def answered(yes: bool | None) -> None:
+            if yes and settled(self.dive):
+                self._reset()
+
+        self.push_screen(ResetConfirm(reset.question(lost)), answered)
+
+    def _reset(self) -> None:
+        reset.prepare(self.session, self.baseline)
+        self.dive.open_batch(0)
 
     def action_whole(self) -> None:
         """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""

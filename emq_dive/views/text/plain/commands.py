@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from ....present.keymap import by_action
 from . import (
+    console as plain_console,
+)
+from . import (
     moves as plain_moves,
 )
 from . import (
@@ -64,6 +67,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(("p",), "predict", "p", "turns predict mode on or off", plain_moves.predict),
     Command(tuple(str(n) for n in range(1, 7)), "guess", "1 to 6", "answers predict mode", plain_moves.guess),
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
+    Command((":",), "console", ": COMMAND", "sends one console line to the dive's store", plain_console.console),
+    Command(("R",), "reset", "R", "puts the lesson's batch back", plain_console.reset),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
     Command(("a",), "batch", "a [N]", "says the batch table (all members, from member N)", plain_panes.batch),

@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Protocol, TextIO
 
+from ....present.console import Console
+from ....present.reset import Baseline
 from ....present.session import Frame, Session
 from ....tools import cost
 from ..transcript import Recorder
@@ -62,6 +64,8 @@ class Dive:
         """The lesson section ``[`` and ``]`` browse from; it follows the step's code as the lesson pane does."""
         self.quitting = False
         self._lines: Iterator[str] = iter(())
+        self.console, self.baseline = Console(session), Baseline.of(session)
+        """The console (``:``) with its history, and the lesson's batch as it opened, which ``R`` puts back."""
 
     def say(self, text: str) -> None:
         """Print one paragraph and a blank line after it."""

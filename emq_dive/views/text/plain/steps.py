@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ....engine.fate_table import FATES
 from ....engine.fates.availability import unavailable_reason
+from . import console as plain_console
 from . import lesson as plain_lesson
 from .state import Dive
 from .words import compared_text, fate_text, question
@@ -23,7 +24,9 @@ def forward(dive: Dive, _key: str, _argument: str) -> None:
 
 
 def back(dive: Dive, _key: str, _argument: str) -> None:
-    """Undo the last step in the store."""
+    """Undo the last step in the store (or, first, a console write made at this step)."""
+    if plain_console.undo(dive):
+        return
     frame = dive.current()
     if frame.step.index == 0:
         dive.say("At the handle already; nothing was sent, so there is nothing to undo.")

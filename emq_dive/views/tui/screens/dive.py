@@ -187,7 +187,7 @@ class DiveScreen(Screen[None]):
             self._step_to(self.target + 1)
 
     def action_back(self) -> None:
-        if self.target > 0:
+        if not tools.console_back(self) and self.target > 0:  # a console write at this step is undone first
             self._step_to(self.target - 1)
 
     def action_home(self) -> None:

@@ -88,3 +88,11 @@ def pick_fate(app: App[Any], session: Session, run: Callable[[str], None]) -> No
             run(key)
 
     app.push_screen(FatePicker(session.lesson.fates, session.store), picked)
+
+
+def console_back(dive: Any) -> bool:
+    """Undo the console write made at the step on screen, if one stands there; True when it does (the console's ``:``
+    then back)."""
+    from .console_moves import back
+
+    return back(dive)

@@ -1,0 +1,112 @@
+"""The console (``:``): a prompt docked at the bottom over the dive; each line runs on a worker that posts the reply."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from ....engine.echo_mq.console import Refusal
+from ....present.console import Console, Failed, Outcome, Replied
+from ....present.session import with_seq
+from ..widgets.console_prompt import ConsolePrompt
+from .console_moves import settled
+from .dive import DiveScreen
+from .dive_messages import FrameReady
+
+INTRO = ("console · EVALSHA $sha/$sha_one, EMQ.EXTEND(S), reads of $active $base $pending $job:ID · $lease · "
+         "↑↓ history · esc closes, then ← undoes a write")
+
+
+@dataclass
+class ConsoleReplied(Message):
+    """A console line came to ``outcome`` (the store's reply, a refusal, or a failure)."""
+
+    outcome: Outcome
+
+
+def said(outcome: Outcome) -> str:
+    """What the reply line shows for ``outcome``: the reply as redis-cli prints it, or the one line of refusal."""
+    if isinstance(outcome, Refusal):
+        return f"refused, nothing sent: {outcome.reason}"
+    if isinstance(outcome, Failed):
+        return f"not answered: {outcome.reason}"
+    lines = "\n".join(outcome.lines)
+    after = " · ← undoes it" if outcome.undoable else ""
+    return f"> {outcome.line.typed}{after}{' · ' + outcome.note if outcome.note else ''}\n{lines}"
+
+
+class ConsoleScreen(ModalScreen[None]):
+    """The prompt over the dive: the dive's store pane follows each line sent; escape closes it."""
+
+    DEFAULT_CSS: ClassVar[str] = """
+    ConsoleScreen { align: left bottom; background: transparent; }
+    ConsoleScreen > Vertical { dock: bottom; height: auto; background: $surface; border-top: solid $primary; }
+    ConsoleScreen #console-intro { color: $text-muted; height: 1; }
+    ConsoleScreen #console-reply { height: auto; max-height: 25vh; overflow-y: auto; }
+    ConsoleScreen #console-reply.-error { color: $text-error; }
+    ConsoleScreen ConsolePrompt, ConsoleScreen ConsolePrompt:focus { border: none; height: 1; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "close")]
+
+    def __init__(self, console: Console, dive: DiveScreen) -> None:
+        super().__init__()
+        self.console = console
+        self.dive = dive
+        self.outcome: Outcome | None = None
+        """The last line's outcome, as the reply line shows it."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(INTRO, id="console-intro")
+            yield Static("", id="console-reply", markup=False)
+            yield ConsolePrompt(self.console.history)
+
+    def on_mount(self) -> None:
+        self.query_one(ConsolePrompt).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        typed = event.value
+        dive = self.dive
+        if not settled(dive):
+            self.show(Refusal(typed, "the store is busy with a move; send it again in a moment"))
+            return
+        checked = self.console.check(typed)
+        event.input.value = ""
+        if isinstance(checked, Refusal):  # refused here, before any worker or store I/O
+            self.console.history.add(typed)
+            self.show(checked)
+            return
+        dive.playing = False
+        self.send(typed, dive.moves.seq)
+
+    @work(thread=True, exclusive=True, group="console", exit_on_error=False)
+    def send(self, typed: str, seq: int) -> None:
+        """Run ``typed`` inside the store's lock; post the reply here and the new frame to the dive."""
+        try:
+            with self.console.session.store.io():
+                outcome, frame = self.console.run(typed)
+        except Exception as err:  # the store closed or would not answer: said on the reply line, not raised
+            outcome, frame = Failed(typed, f"{type(err).__name__}: {err}"), None
+        if frame is not None:
+            self.dive.post_message(FrameReady(with_seq(frame, seq)))
+        self.post_message(ConsoleReplied(outcome))
+
+    def on_console_replied(self, message: ConsoleReplied) -> None:
+        self.show(message.outcome)
+
+    def show(self, outcome: Outcome) -> None:
+        """Show ``outcome`` on the reply line."""
+        self.outcome = outcome
+        reply = self.query_one("#console-reply", Static)
+        reply.update(said(outcome))
+        reply.set_class(isinstance(outcome, (Refusal, Failed)) or (isinstance(outcome, Replied) and outcome.errored),
+                        "-error")
