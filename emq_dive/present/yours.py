@@ -17,6 +17,11 @@ NATIVE_REFUSAL = ("wire 6 runs the native twin (native.py, the C module), not a 
                   "to edit the script")
 
 
+ORIGINS_SAID = {"running": "your script, running now", "saved": "the course's, and your saved copy waits",
+                "course": "the course's script"}
+"""Each origin of the script the editor opens, in words."""
+
+
 @dataclass(frozen=True)
 class Opened:
     """What the editor opens: the script's name, its text, the course's text, and where that text came from."""

@@ -16,6 +16,9 @@ from . import (
     sandbox as plain_sandbox,
 )
 from . import (
+    script as plain_script,
+)
+from . import (
     steps as plain_steps,
 )
 from . import (
@@ -61,6 +64,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(("p",), "predict", "p", "turns predict mode on or off", plain_moves.predict),
     Command(tuple(str(n) for n in range(1, 7)), "guess", "1 to 6", "answers predict mode", plain_moves.guess),
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
+    Command(("E",), "script", "E [FILE|saved|course]", "loads your edited Lua script", plain_script.script),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
     Command(("t",), "batch", "t [N]", "says the batch table (from member N)", plain_panes.batch),

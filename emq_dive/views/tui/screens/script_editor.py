@@ -151,7 +151,7 @@ def open_script_editor(app: App[Any], session: Session) -> None:
     def ran(loaded: yours.Loaded | None) -> None:
         if loaded is not None:
             dive.post_message(FrameReady(dive.moves.adopt(loaded.frame)))
-            words = f"your {loaded.script.file} runs from step 0" if loaded.script.yours else \
+            words = f"{loaded.script.file} runs from step 0" if loaded.script.yours else \
                 f"the course's {loaded.script.file} runs again"
             app.notify(f"{words}; {loaded.saved}", title="the script", timeout=6)
 
