@@ -141,3 +141,27 @@ def test_on_a_url_store_your_script_runs_stepped_only_and_a_foreign_key_is_refus
         assert not course.script.yours and session.goto(99).agreement is not None  # the course's still checks
     finally:
         store.close()
+
+
+def _runaway_stepper(store):
+    from emq_dive.engine import fates
+    from emq_dive.engine.echo_mq import scripts
+    from emq_dive.engine.stepper import Stepper
+
+    held = fates.build_batch(store, BATCH, 30_000, 10_000).held
+    looping = COURSE.replace("local i = 2", "local i = 2\nwhile true do end")
+    script = scripts.edited(course_script("extend_locks"), looping)
+    return Stepper(store, held, 30_000, yours={"extend_locks": script}), script
+
+
+def test_a_runaway_the_stepped_run_stopped_is_never_checked_atomically(fake_store) -> None:
+    stepper, _ = _runaway_stepper(fake_store)
+    assert "runaway: stopped" in (stepper.end().error or "")
+    assert stepper.verify() is None
+
+
+@pytest.mark.server
+def test_a_runaway_never_reaches_the_server_whole(server_store) -> None:
+    stepper, script = _runaway_stepper(server_store)
+    assert stepper.verify() is None
+    assert server_store.client.script_exists(script.sha) == [False]  # never loaded, so never run atomically

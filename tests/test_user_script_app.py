@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from emq_dive.engine.stepper import Verdict
-from emq_dive.engine.stepper.user_script import course_script
+from emq_dive.engine.stepper.user_script import changed_lines, course_script
 from emq_dive.views.tui.screens.script_editor import ScriptEditor
 from emq_dive.views.tui.widgets.code_pane import CodePane
+from emq_dive.views.tui.widgets.code_source import plain_source
 from emq_dive.views.tui.widgets.lua_area import LuaArea, lua_grammar
 from emq_dive.views.tui.widgets.script_diff import ScriptDiff
 from tests.test_user_script import NO_GUARD
@@ -37,6 +38,10 @@ async def test_edit_run_refuse_and_restore_the_script_in_the_app(tmp_path, monke
         assert screen.frame.agreement is not None and screen.frame.agreement.agree
         pane = screen.query_one(CodePane)
         assert str(pane.border_title).startswith("your script")
+        changed = changed_lines(COURSE, NO_GUARD)
+        assert plain_source(mine.file).changed == changed and len(changed) == 1
+        await press(app, pilot, "home", "right")  # member 1's step: the edited check is on screen
+        assert any(line.lstrip().startswith(f"{min(changed)}*") for line in pane.render().plain.splitlines())
         assert (tmp_path / "data" / "scripts" / "batches-03" / "extend_locks.lua").read_text() == NO_GUARD
 
         await press(app, pilot, "E")
