@@ -42,11 +42,13 @@ class Stepper:
         self.timeline = Timeline(self.client, self.held)
         self.yours = dict(yours or {})
         """The learner's edits this run steps in place of the course's scripts, by name."""
-        self.stepped_only = stepped_only(store, self.yours)
-        """True when the learner's script runs here stepped only, its keys screened (a store the app did not start)."""
+        screened = stepped_only(store, self.yours)
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
                                              self.timeline.before_write, self.yours,
-                                             KeyScreen(self.queue) if self.stepped_only else None), mode)
+                                             KeyScreen(self.queue) if screened else None), mode)
+        self.stepped_only = screened and scripts.yours_by_file(self.driver.code) is not None
+        """True when this run steps the learner's script on a store the app did not start: stepped only, its keys
+        screened, never sent whole."""
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
         opening = self.driver.handle.opening(wire, self.queue, self.held, lease_ms)

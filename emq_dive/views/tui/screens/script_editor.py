@@ -18,10 +18,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ....course.user_state import UserState
-from ....engine.stepper.user_script import ScriptRefused
+from ....engine.stepper.user_script import ATOMIC_OFF, ScriptRefused
+from ....engine.stores.kinds import kind_of
 from ....present import yours
 from ....present.session import Session
-from ..widgets.lua_area import LuaArea
+from ..widgets.lua_area import LuaArea, lua_grammar
 from ..widgets.script_diff import ScriptDiff
 from .dive_messages import FrameReady
 
@@ -73,15 +74,11 @@ class ScriptEditor(Screen[yours.Loaded | None]):
         yield Static(f"{self.opened.name}.lua · {ORIGINS[self.opened.origin]}", id="script-title")
         yield LuaArea(self.opened.source, id="script-text")
         yield ScriptDiff(id="script-diff")
-        plain = "" if self.query_lua() else " (plain text: install tree-sitter-lua for Lua colours)"
-        yield Static(f"ctrl+s runs it from step 0 on the store; esc leaves it unchanged{plain}", id="script-said")
+        plain = "" if lua_grammar() is not None else " (plain text: pip install 'emq-dive[lua]' for Lua colours)"
+        here = "" if kind_of(self.session.store).app_started else f" · {ATOMIC_OFF}"
+        yield Static(f"ctrl+s runs it from step 0 on the store; esc leaves it unchanged{plain}{here}",
+                     id="script-said")
         yield Footer()
-
-    @staticmethod
-    def query_lua() -> bool:
-        from ..widgets.lua_area import lua_grammar
-
-        return lua_grammar() is not None
 
     @property
     def text(self) -> str:
