@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from emq_dive.engine.stepper import Verdict
 from emq_dive.engine.stepper.user_script import changed_lines, course_script
 from emq_dive.views.tui.screens.script_editor import ScriptEditor
@@ -73,3 +75,27 @@ async def test_on_wire_6_E_says_the_native_twin_is_not_a_lua_script(monkeypatch)
         await press(app, pilot, "E")
         assert app.screen is dive(app)
         assert notices and "wire 6 runs the native twin" in notices[0]
+
+
+def test_EDITOR_edits_a_copy_with_the_app_suspended_and_hands_back_its_text():
+    import contextlib
+
+    from emq_dive.present.yours import Opened
+    from emq_dive.views.tui.screens.script_editor import _in_editor
+
+    class App:
+        suspended = 0
+        notes: ClassVar[list[str]] = []
+
+        @contextlib.contextmanager
+        def suspend(self):
+            App.suspended += 1
+            yield
+
+        def notify(self, message, **_):
+            App.notes.append(message)
+
+    opened = Opened("extend_locks", COURSE, COURSE, "course")
+    text = _in_editor(App(), "sh -c 'echo \"-- mine\" >> \"$0\"'", opened)  # type: ignore[arg-type]
+    assert text == COURSE + "-- mine\n" and App.suspended == 1
+    assert _in_editor(App(), "/nonexistent/editor", opened) is None and "did not run" in App.notes[0]
