@@ -29,6 +29,8 @@ async def test_edit_run_refuse_and_restore_the_script_in_the_app(tmp_path, monke
         assert isinstance(editor, ScriptEditor) and editor.opened.origin == "course"
         area = editor.query_one(LuaArea)
         assert area.text == COURSE and area.highlighted == (lua_grammar() is not None)
+        await press(app, pilot, "R", "E")  # in the text area R and E are letters typed, not keys of the dive
+        assert app.screen is editor and area.text.startswith("RE") and editor.said.startswith("ctrl+s")
         area.load_text(NO_GUARD)
         await press(app, pilot, "ctrl+s")
         screen = dive(app)

@@ -76,8 +76,8 @@ class ScriptEditor(Screen[yours.Loaded | None]):
         yield ScriptDiff(id="script-diff")
         plain = "" if lua_grammar() is not None else " (plain text: pip install 'emq-dive[lua]' for Lua colours)"
         here = "" if kind_of(self.session.store).app_started else f" · {ATOMIC_OFF}"
-        yield Static(f"ctrl+s runs it from step 0 on the store; esc leaves it unchanged{plain}{here}",
-                     id="script-said")
+        self.said = f"ctrl+s runs it from step 0 on the store; esc leaves it unchanged{plain}{here}"
+        yield Static(self.said, id="script-said")
         yield Footer()
 
     @property
