@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from ..course import sandbox
 from ..course.lessons import Lesson, LessonMember
 from ..engine import fates
+from ..engine.echo_mq import scripts
 from ..engine.echo_mq.render import answer_text
 from ..engine.stepper import MODES, Agreement, Check, Event, Judged, ModeRefused, Predictions, Step, Stepper, choices
 from ..engine.stepper.modes import choose
@@ -84,6 +85,8 @@ class Session:
         """True while ``g`` runs the batch's what-if without its ZSCORE guard (wire 4, batch only)."""
         self.predicting = False
         self.predictions = Predictions()
+        self.yours: dict[str, scripts.Script] = {}
+        """The learner's edited scripts the dive steps in place of the course's, by name (see present.yours)."""
         self._stale = False
         """True after a move failed part-way (OOM, a timeout): the next move sets the batch up afresh and re-runs
         it, so no step of the failed run, nor its error, is shown as the store's answer."""
@@ -137,7 +140,7 @@ class Session:
         return self.open(0)
 
     def _new_stepper(self, wire: int) -> None:
-        self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire, self._mode_on(wire))
+        self.stepper = Stepper(self.store, self.held, self.lesson.lease_ms, wire, self._mode_on(wire), self.yours)
         self.wire = wire
         self._agreement, self._checked, self._answer = None, None, ""
 

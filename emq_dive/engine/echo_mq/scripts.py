@@ -18,6 +18,8 @@ class Script:
     name: str
     source: str
     native_verb: str
+    yours: bool = False
+    """True for the learner's own edit of a course script (kept in their data directory, never in the package)."""
     sha: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -27,6 +29,27 @@ class Script:
     def lines(self) -> list[str]:
         """The source split into lines, line 1 first."""
         return self.source.splitlines()
+
+    @property
+    def file(self) -> str:
+        """The file a step names: ``extend_locks.lua``, or for the learner's edit ``your extend_locks.lua @<sha>``."""
+        return f"your {self.name}.lua @{self.sha[:7]}" if self.yours else f"{self.name}.lua"
+
+
+_YOURS: dict[str, Script] = {}
+"""Every edit made in this process, by its ``file``: content-addressed, so a name always means one text."""
+
+
+def edited(base: Script, source: str) -> Script:
+    """The learner's ``source`` in place of ``base``, the same name and native twin, findable by its ``file``."""
+    script = Script(name=base.name, source=source, native_verb=base.native_verb, yours=True)
+    _YOURS.setdefault(script.file, script)
+    return script
+
+
+def yours_by_file(file: str) -> Script | None:
+    """The learner's edit a step names by ``file``, or None for a course file."""
+    return _YOURS.get(file)
 
 
 def marker_lines(source: str) -> dict[str, int]:

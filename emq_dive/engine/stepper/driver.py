@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import redis
@@ -36,6 +36,10 @@ class Batch:
     held: tuple[tuple[str, int], ...]
     lease_ms: int
     before_write: WriteHook
+    yours: Mapping[str, scripts.Script] = field(default_factory=dict)
+    """The learner's edits, by the name of the course script each stands in for (``extend_locks``)."""
+    screen: Callable[[Sequence[bytes]], None] | None = None
+    """Raises for a command the stepped code may not send here (a key outside the dive's), before it is sent."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,9 @@ def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line:
 
 
 def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
-    """Send one command of ``batch``'s stepped code (see send_to)."""
+    """Send one command of ``batch``'s stepped code (see send_to), once ``batch.screen`` lets it through."""
+    if batch.screen is not None:
+        batch.screen(args)
     return send_to(batch.store, batch.before_write, source, line, args)
 
 

@@ -40,7 +40,9 @@ class LuaDriver:
     def __init__(self, batch: Batch) -> None:
         batch = replace(batch, script=self.script_for(batch))
         self._batch = batch
-        self.code = f"{batch.script.name}.lua"
+        self.code = batch.script.file
+        if batch.script.yours:  # the learner's script: its own markers, where it has kept them
+            self.marks = marker_lines(batch.script.source)
         self.command = (b"EVALSHA", batch.script.sha.encode(), b"2", *batch.keys, *batch.argv)
         self.count = max(1, len(batch.held))
         self._run: LuaRun | None = None
@@ -54,8 +56,8 @@ class LuaDriver:
         return title + (" · returns" if done and error is None and held else "")
 
     def script_for(self, batch: Batch) -> scripts.Script:
-        """The script this driver steps: the one the handle sends."""
-        return batch.script
+        """The script this driver steps: the one the handle sends, or the learner's edit of it."""
+        return batch.yours.get(batch.script.name, batch.script)
 
     def marked(self) -> Collection[int]:
         return self.marks.values()
@@ -71,7 +73,7 @@ class LuaDriver:
                 raise ReplayMismatch(f"expected {call.sent!r}, the script sent {args!r}")
             self._pending = run.advance(call.reply)
         lines += run.lines()
-        self._carry = lines[_cut(lines, self.marks["loop"]):] if recorded else lines
+        self._carry = lines[_cut(lines, self.marks.get("loop", 0)):] if recorded else lines
 
     def step(self, before: Step) -> Outcome:
         run = self._run
@@ -97,17 +99,17 @@ class LuaDriver:
         lines += run.lines()
         self._carry = []
         if self._pending[0] == "call":
-            cut = _cut(lines, self.marks["loop"])
+            cut = _cut(lines, self.marks.get("loop", 0))
             lines, self._carry = lines[:cut], lines[cut:]
-        members = (self._member(before.members[index - 1], calls, lines),) if member_started else ()
         failed = tuple(f.decode() for f in run.failed_from(len(before.failed)))
+        members = (self._member(before.members[index - 1], calls, lines, failed),) if member_started else ()
         return Outcome(tuple(lines), tuple(calls), run.now, reply, error, self._pending[0] != "call",
                        members, failed, round_trips=1 if index == 1 else 0)
 
     def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
         return run_atomic(self._batch, self.wire, between)
 
-    def _member(self, member: Member, calls: list[Call], lines: list[int]) -> Member:
+    def _member(self, member: Member, calls: list[Call], lines: list[int], failed: tuple[str, ...]) -> Member:
         seen = {call.sent[0]: call for call in calls}
         attempts = seen[b"HGET"].reply
         if isinstance(attempts, Exception):
@@ -119,6 +121,6 @@ class LuaDriver:
         member = replace(member, ran=True, row=read[0], match=read[1], active=read[2])
         if b"ZADD" in seen:
             return replace(member, verdict=Verdict.RESCORED, new_score=int(float(seen[b"ZADD"].sent[2])))
-        if self.marks["fail"] in lines:
+        if self.marks["fail"] in lines if "fail" in self.marks else member.id in failed:
             return replace(member, verdict=Verdict.FAILED, reason=failed_reason(member))
         return member

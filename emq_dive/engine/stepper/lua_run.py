@@ -37,7 +37,16 @@ local function start(source, chunkname, keys, argv)
   local chunk = assert(loadstring(source, chunkname))
   setfenv(chunk, env)
   local co = coroutine.create(function() local value = chunk(); return 'done', 0, value, final end)
+  local spent = 0
   debug.sethook(co, function(event, line)
+    -- the budget: each line run costs 1, each STRIDE instructions STRIDE; a runaway stops here, sent nowhere
+    spent = spent + (event == 'count' and STRIDE or 1)
+    if spent > BUDGET then
+      local at = (event == 'line' and line) or trace[#trace] or debug.getinfo(2, 'l').currentline
+      trace = {at}
+      error(chunkname:sub(2) .. ':' .. at .. ': ' .. RUNAWAY, 0)
+    end
+    if event == 'count' then return end
     local info = debug.getinfo(2, 'S')
     if info.source ~= chunkname then return end
     if event == 'line' then
@@ -45,8 +54,8 @@ local function start(source, chunkname, keys, argv)
     elseif info.what == 'main' then
       final = watched(2)
     end
-  end, 'lr')
-  local function resume(reply) return coroutine.resume(co, reply) end
+  end, 'lr', STRIDE)
+  local function resume(reply) spent = 0; return coroutine.resume(co, reply) end
   local function take() local lines = trace; trace = {}; return lines end
   return resume, take
 end
@@ -54,11 +63,27 @@ return start
 """
 
 
+BUDGET = 200_000
+"""What a run may spend between two of its commands, a line run costing 1 and each STRIDE instructions STRIDE,
+before it is stopped as a runaway (the course's scripts spend under 1,000; Lua swallows a count event that falls
+inside the hook itself, so the lines are what bound a tight loop)."""
+STRIDE = 1000
+"""Instructions between two count events."""
+RUNAWAY = f"runaway: stopped after {BUDGET:,} Lua lines and instructions without a command or a return " \
+          "(a loop that never ends?)"
+"""What a stopped runaway's error says, after its file and line."""
+MAX_CALLS = 100_000
+"""Commands a run may send in all (a 10,000-member batch sends about 30,000) before it is stopped as a runaway."""
+
+
 class LuaRun:
     """One run of a script: each ``advance`` returns the next command it wants sent, or its end."""
 
     def __init__(self, source: str, name: str, keys: Sequence[bytes], argv: Sequence[bytes]) -> None:
         self._lua = lupa.LuaRuntime(encoding=None)
+        for setting, value in ((b"BUDGET", BUDGET), (b"STRIDE", STRIDE), (b"RUNAWAY", RUNAWAY.encode())):
+            self._lua.globals()[setting] = value
+        self._name, self._calls = name, 0
         start = self._lua.execute(_HARNESS)
         table = self._lua.table_from
         self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)))
@@ -83,6 +108,9 @@ class LuaRun:
             self._failed = local[b"failed"]
         if kind == b"done":
             return "done", 0, self.from_lua(value)
+        self._calls += 1
+        if self._calls > MAX_CALLS:  # a loop that sends commands forever: stopped before this one is sent
+            return "error", 0, f"{self._name}:{int(line)}: runaway: stopped before its command {MAX_CALLS + 1:,}"
         return "call", int(line), [self._arg(a) for a in value.values()]
 
     def failed_from(self, start: int) -> list[bytes]:

@@ -60,7 +60,8 @@ class _Singles:
 
     def _sent(self, index: int) -> Sent:
         job_id, token = self._batch.held[index]
-        return capture_single(self.wire, self._queue, job_id, token, self._batch.lease_ms)
+        sent = capture_single(self.wire, self._queue, job_id, token, self._batch.lease_ms)
+        return replace(sent, script=self._batch.yours.get(sent.script.name, sent.script))  # the learner's, if edited
 
     def _command(self, sent: Sent) -> tuple[bytes, ...]:
         raise NotImplementedError
@@ -130,6 +131,12 @@ class SinglesLuaDriver(_Singles):
     source = "lua"
     code = "extend_lock.lua"
     marks = SINGLE_MARKS.values()
+
+    def __init__(self, batch: Batch) -> None:
+        super().__init__(batch)
+        mine = batch.yours.get(scripts.extend_lock().name)
+        if mine is not None:  # the learner's single script: the pane shows it, with its own markers
+            self.code, self.marks = mine.file, marker_lines(mine.source).values()
 
     def _command(self, sent: Sent) -> tuple[bytes, ...]:
         return (b"EVALSHA", sent.script.sha.encode(), b"2", *sent.keys, *sent.argv)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis
 
-from ..echo_mq import keyspace
+from ..echo_mq import keyspace, scripts
 from ..stores.protocol import StoreLike
 from . import handle, lua_driver, native_driver, singles, whatif  # noqa: F401  (drivers register on import)
 from .agreement import verify
@@ -18,6 +18,7 @@ from .model import Agreement, Event, Step
 from .modes import driver_for
 from .race import Race
 from .timeline import Timeline, is_write
+from .user_script import ATOMIC_OFF, KeyScreen, runaway, stepped_only
 
 _RUNS = itertools.count(1)
 
@@ -26,7 +27,7 @@ class Stepper:
     """Runs one held list on one wire in one mode a step at a time; every reply comes from the live store."""
 
     def __init__(self, store: StoreLike, held: Sequence[tuple[str, int]], lease_ms: int, wire: int = 4,
-                 mode: str = "batch") -> None:
+                 mode: str = "batch", yours: Mapping[str, scripts.Script] | None = None) -> None:
         self.store = store
         self.client: redis.Redis = store.client
         self.queue: str = store.queue
@@ -39,8 +40,15 @@ class Stepper:
         sent = handle.capture(wire, self.queue, self.held, lease_ms)
         self.script, self.keys, self.argv = sent.script, list(sent.keys), list(sent.argv)
         self.timeline = Timeline(self.client, self.held)
+        self.yours = dict(yours or {})
+        """The learner's edits this run steps in place of the course's scripts, by name."""
+        screened = stepped_only(store, self.yours)
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
-                                             self.timeline.before_write), mode)
+                                             self.timeline.before_write, self.yours,
+                                             KeyScreen(self.queue) if screened else None), mode)
+        self.stepped_only = screened and scripts.yours_by_file(self.driver.code) is not None
+        """True when this run steps the learner's script on a store the app did not start: stepped only, its keys
+        screened, never sent whole."""
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
         opening = self.driver.handle.opening(wire, self.queue, self.held, lease_ms)
@@ -136,7 +144,8 @@ class Stepper:
                     members=members, failed=self.timeline.failed_at(index),
                     clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
-                    error=outcome.error, done=outcome.done, changed=frozenset(changed), notes=outcome.notes,
+                    error=outcome.error, done=outcome.done, changed=frozenset(changed),
+                    notes=(*outcome.notes, *((ATOMIC_OFF,) if self.stepped_only and outcome.done else ())),
                     mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)
 
     def reap_next(self) -> Event:
@@ -160,8 +169,11 @@ class Stepper:
             raise RuntimeError("the run has not finished")
         return self.driver.handle.answer(self.wire, self.queue, self.held, self.lease_ms, step)
 
-    def verify(self) -> Agreement:
+    def verify(self) -> Agreement | None:
         """Run the same held list unstepped from the same start (with the reaper's moves where they landed); say
-        whether it agrees with the stepped run."""
+        whether it agrees with the stepped run. None where it must not run: the learner's script on a store the app
+        did not start (the last step's note says so), or a runaway the stepped run stopped."""
         end = self.end()
+        if self.stepped_only or runaway(end.error):
+            return None
         return verify(self.store, self.driver, self.timeline, end, self.lease_ms, self.race.interlude())

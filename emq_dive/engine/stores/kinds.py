@@ -23,6 +23,8 @@ class StoreKind:
     """True for a Valkey or Redis server process: wire 6 runs the C module, the scripts run in the server's Lua."""
     keeps_acl: bool
     """True when the store keeps ACL users and their key patterns, so the restricted fate can run on it."""
+    app_started: bool = True
+    """False for a server the app did not start (a URL): there it sends nothing unscreened, such as your script."""
 
 
 KINDS: dict[str, StoreKind] = {kind.key: kind for kind in (
@@ -30,7 +32,7 @@ KINDS: dict[str, StoreKind] = {kind.key: kind for kind in (
     StoreKind("valkey", "the embedded Valkey server", real_server=True, keeps_acl=True),
     StoreKind("server", "the spawned server", real_server=True, keeps_acl=True),
     StoreKind("cluster", "the three-primary Valkey cluster", real_server=True, keeps_acl=True),
-    StoreKind("url", "your server", real_server=True, keeps_acl=True),
+    StoreKind("url", "your server", real_server=True, keeps_acl=True, app_started=False),
 )}
 """Every kind of store by key."""
 

@@ -167,6 +167,13 @@ class DiveApp(App[None]):
             self.run_worker(open_tour(self, self.dive, UserState.from_environ()), group="tour", exclusive=True,
                             exit_on_error=False)
 
+    def action_script(self) -> None:
+        """Open the running Lua script to edit it (``E``): saved, the dive restarts stepping yours."""
+        from .screens.script_editor import open_script_editor
+
+        if isinstance(self.screen, DiveScreen):
+            open_script_editor(self, self.session)
+
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
              theme: str = "textual-dark") -> DiveApp:

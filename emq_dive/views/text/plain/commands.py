@@ -19,6 +19,9 @@ from . import (
     sandbox as plain_sandbox,
 )
 from . import (
+    script as plain_script,
+)
+from . import (
     steps as plain_steps,
 )
 from . import (
@@ -69,6 +72,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
     Command((":",), "console", ": COMMAND", "sends one console line to the dive's store", plain_console.console),
     Command(("R",), "reset", "R", "puts the lesson's batch back", plain_console.reset),
+    Command(("E",), "script", "E [FILE|saved|course]", "loads your edited Lua script", plain_script.script),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
     Command(("a",), "batch", "a [N]", "says the batch table (all members, from member N)", plain_panes.batch),

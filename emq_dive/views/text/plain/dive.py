@@ -27,7 +27,7 @@ class PlainDive(Dive):
     def answer(self, line: str) -> None:
         """Do the command ``line`` names, or say it is none."""
         key, _, argument = (":", "", line[1:].strip()) if line.startswith(":") else line.partition(" ")  # :CMD as : CMD
-        command = BY_KEY.get(key.lower()) or BY_KEY.get(key)
+        command = BY_KEY.get(key) or BY_KEY.get(key.lower())  # E (your script) is not e (the sandbox)
         if command is None:
             self.say(f"Unknown command {line!r}. {help_text()}")
             return

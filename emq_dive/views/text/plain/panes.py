@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from ....engine.echo_mq.render import relative, reply_text, wire_text
-from ....engine.echo_mq.sources import of_file
+from ....engine.echo_mq.sources import text_of
 from ....present.session import Frame
 from .. import words
 from .state import Dive
@@ -64,8 +64,8 @@ def calls_text(frame: Frame) -> str:
 
 @cache
 def _source(code: str) -> tuple[str, ...]:
-    path = of_file(code)
-    return tuple(path.read_text("utf-8").splitlines()) if path.is_file() else ()
+    text = text_of(code)  # the learner's script as it runs, or the package's file
+    return tuple(text.splitlines()) if text is not None else ()
 
 
 def code_text(frame: Frame) -> str:

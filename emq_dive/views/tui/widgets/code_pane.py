@@ -13,6 +13,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 
+from ....engine.echo_mq.scripts import yours_by_file
 from ....engine.stepper import REMOVED_TEXT, WHAT_IF_MARKS, Step
 from ....present.session import Frame
 from .code_source import (
@@ -45,6 +46,12 @@ TITLES = {
     "what-if": f"what-if · scripts/extend_locks_no_guard.lua · line {WHAT_IF_MARKS['guard-removed']}: "
                f"{REMOVED_TEXT.split(' --')[0]!r} removed",
 }
+
+
+
+def yours_title(key: str) -> str:
+    """The pane's title over the learner's script ``key``."""
+    return f"your script · {key} · * marks the lines you changed (E edits it, ctrl+d there shows the diff)"
 
 
 class CodePane(Widget):
@@ -105,7 +112,8 @@ class CodePane(Widget):
             self._rows = None
             self.refresh()
             return
-        titles = (TITLES[self._key(step)], self._subtitle(step))
+        key = self._key(step)
+        titles = (TITLES.get(key) or yours_title(key), self._subtitle(step))
         if titles != self._titles:  # setting a border title repaints the whole pane, so only on a change
             self._titles = titles
             self.border_title, self.border_subtitle = titles
@@ -113,6 +121,8 @@ class CodePane(Widget):
         if not self._highlighting:
             self._highlighting = True
             self.call_after_refresh(self._highlight_all)
+        elif key not in TITLES and key not in self._coloured:  # the learner's script, new since the start
+            self._highlight([key])
 
     def _row_keys(self, step: Step) -> list[tuple[str, bool, int, int, str]]:
         """What each row of the pane shows: file, coloured or not, line number, part of the line and role."""
@@ -172,6 +182,8 @@ class CodePane(Widget):
     def _key(self, step: Step) -> str:
         if sends_natively(step):
             return "connector"
+        if step.code not in BY_CODE and yours_by_file(step.code) is not None:
+            return step.code  # the learner's script: its file is its key
         return "module" if step.source == "native" and self.server else BY_CODE.get(step.code, step.source)
 
     def _subtitle(self, step: Step) -> str:
@@ -217,7 +229,7 @@ class CodePane(Widget):
         code, width, digits = src.lines[number - 1], self._code_width(src), len(str(len(src.lines)))
         cuts = (0, *breaks(code.plain, width), len(code))
         if part == 0:
-            line = Text(f"{number:>{digits}} ", style=gutter)
+            line = Text(f"{number:>{digits}}{'*' if number in src.changed else ' '}", style=gutter)  # * yours
             line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
         else:
             line = Text(" " * (digits + 2 + hang(code.plain, width)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from rich.cells import get_character_cell_size
@@ -12,6 +12,7 @@ from ....engine.echo_mq import scripts
 from ....engine.echo_mq.scripts import marker_lines
 from ....engine.echo_mq.sources import FILES
 from ....engine.stepper import Step
+from ....engine.stepper.user_script import changed_lines, course_script
 from .style import foreground
 
 SOURCES = FILES
@@ -32,13 +33,23 @@ class Source:
     key: str
     lines: tuple[Text, ...]
     markers: dict[str, int]
+    changed: frozenset[int] = field(default_factory=frozenset)
+    """The lines of the learner's script that are not the course's (none for a course file)."""
+
+
+def _code(key: str) -> tuple[str, frozenset[int]]:
+    """The text of source ``key`` (a course file, or the learner's script by its ``file``) and its changed lines."""
+    mine = scripts.yours_by_file(key)
+    if mine is None:
+        return SOURCES[key].read_text("utf-8"), frozenset()
+    return mine.source, changed_lines(course_script(mine.name).source, mine.source)
 
 
 @cache
 def plain_source(key: str) -> Source:
     """One of the project's source files as plain lines, read once: what the pane shows until it is highlighted."""
-    code = SOURCES[key].read_text("utf-8")
-    return Source(key, tuple(Text(line) for line in code.splitlines()), marker_lines(code))
+    code, changed = _code(key)
+    return Source(key, tuple(Text(line) for line in code.splitlines()), marker_lines(code), changed)
 
 
 @cache
@@ -46,12 +57,12 @@ def source(key: str) -> Source:
     """Read and highlight one of the project's source files once (pygments: call it off the UI thread)."""
     from rich.syntax import Syntax
 
-    code = SOURCES[key].read_text("utf-8")
-    highlighted = Syntax(code, LEXERS[key], theme="monokai").highlight(code)
+    code, changed = _code(key)
+    highlighted = Syntax(code, LEXERS.get(key, "lua"), theme="monokai").highlight(code)
     highlighted.style = ""
     highlighted.spans = [Span(span.start, span.end, foreground(span.style)) for span in highlighted.spans]
     lines = tuple(highlighted.split("\n", allow_blank=True))
-    return Source(key, lines[: len(code.splitlines())], marker_lines(code))
+    return Source(key, lines[: len(code.splitlines())], marker_lines(code), changed)
 
 
 def sends_natively(step: Step) -> bool:

@@ -96,7 +96,7 @@ class StepBar(Rows):
             out.append("\n")
             out.append(f"the run stops with an error: {step.error}", style=style("step-bar--bad"))
         agreement = frame.agreement
-        if agreement is None and step.error is None:
+        if agreement is None and step.error is None and not step.done:  # done: the check ran, or its note says why not
             out.append("\n")
             out.append("after the last member: the same batch runs atomically, to check this run",
                        style=style("step-bar--muted"))
