@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from ....present.keymap import by_action
 from . import (
+    missions as plain_missions,
+)
+from . import (
     moves as plain_moves,
 )
 from . import (
@@ -63,6 +66,11 @@ COMMANDS: tuple[Command, ...] = (
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
+    Command(("missions",), "missions", "missions [N]", "lists the missions, or starts mission N",
+            plain_missions.missions),
+    Command(("hint",), "mission_hint", "hint", "the mission's hint", plain_missions.hint),
+    Command(("reset",), "mission_reset", "reset", "puts the mission's start back", plain_missions.reset),
+    Command(("goal",), "mission_goal", "goal", "shows the mission's goal", plain_missions.goal),
     Command(("t",), "batch", "t [N]", "says the batch table (from member N)", plain_panes.batch),
     Command(("s",), "store", "s", "says the store", plain_panes.store),
     Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
