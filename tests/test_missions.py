@@ -134,7 +134,7 @@ def test_native_writes_nothing_on_a_wrongtype_row(store, tmp_path, fate, met):
 def test_native_writes_nothing_through_the_wire_switch(store, tmp_path):
     run = Run(store, "native-writes-nothing", tmp_path)
     run.frame(run.session.apply(1, "wrongtype"))
-    compared, frame = run.session.switch(6)
+    compared, _frame = run.session.switch(6)
     run.see(Seen(answers=(compared.scripted, compared.native)))
     assert run.done
 

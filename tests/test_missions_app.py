@@ -168,3 +168,79 @@ async def test_progress_survives_a_restart_of_the_app():
         await press(again, pilot, "M")
         prompt = str(again.screen.query_one(OptionList).get_option(str(NUMBERS["resurrect"])).prompt)
         assert "✓" in prompt
+
+
+async def give(app, pilot, fate: str, member: int) -> None:
+    """Run ``fate``'s four verbs, then give it to ``member`` (from 0) in the fate view."""
+    await run_fate(app, pilot, fate)
+    await press(app, pilot, *["down"] * (member + 1), "enter")
+    assert app.screen is dive(app)
+
+
+@pytest.mark.parametrize(("mission_id", "right", "wrong"), [
+    ("native-writes-nothing", "wrongtype", "live"),
+    ("unpaired", "unpaired", "bad-lease"),
+])
+@asynctest
+async def test_fate_run_missions_by_their_fate_and_not_by_another(mission_id, right, wrong):
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await begin(app, pilot, mission_id)
+        await run_fate(app, pilot, wrong)
+        assert not app.missions.tracker.met_now
+        await press(app, pilot, "escape")
+        await run_fate(app, pilot, right)
+        assert app.missions.tracker.met_now and mission_id in done_ids()
+
+
+@pytest.mark.parametrize(("mission_id", "right", "wrong"), [
+    ("token-check", "stale", "gone"),
+    ("group-unread", "lane", "live"),
+])
+@asynctest
+async def test_member_fate_missions_by_the_fate_given_and_not_by_another(mission_id, right, wrong):
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await begin(app, pilot, mission_id)
+        await give(app, pilot, wrong, 1)
+        await press(app, pilot, "end")
+        assert not app.missions.tracker.met_now
+        await give(app, pilot, right, 1)
+        await press(app, pilot, "end")
+        assert app.missions.tracker.met_now and mission_id in done_ids()
+
+
+@asynctest
+async def test_predict_all_by_right_guesses_and_not_with_a_miss():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await begin(app, pilot, "predict-all")
+        # the lesson's batch: live, stale, live, reaped → 1 re-scored, 3 stale, 1, 4 not in active
+        await press(app, pilot, "p", "right", "2", "right", "3", "right", "1", "right", "4", "end")
+        assert dive(app).frame.step.done and not app.missions.tracker.met_now
+        await press(app, pilot, "r")
+        await press(app, pilot, "p", "right", "1", "right", "3", "right", "1", "right", "4", "end")
+        assert dive(app).frame.played.score == (4, 4)
+        assert app.missions.tracker.met_now and "predict-all" in done_ids()
+
+
+@asynctest
+async def test_token_above_by_the_sandbox_and_not_by_a_stale_fate():
+    from tests.test_app_sandbox import submit
+
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await begin(app, pilot, "token-above")
+        await give(app, pilot, "stale", 0)
+        await press(app, pilot, "end")
+        assert not app.missions.tracker.met_now, "a stale fate's token is below the attempts"
+        await press(app, pilot, "r", "e")
+        await submit(app, pilot, "token", "9")
+        await press(app, pilot, "r")
+        assert app.screen is dive(app) and app.session.held[0][1] == 9
+        await press(app, pilot, "end")
+        assert app.missions.tracker.met_now and "token-above" in done_ids()

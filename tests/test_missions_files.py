@@ -1,4 +1,4 @@
-"""Mission tables: a bad one names the file and the key; emq-dive list counts the done ones; the plain mode's missions."""
+"""Mission tables: a bad one names the file and the key; list counts the done ones; the plain mode's missions."""
 
 from __future__ import annotations
 

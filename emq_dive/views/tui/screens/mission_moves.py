@@ -34,7 +34,7 @@ class MissionMoves:
 
     @property
     def _dive(self) -> DiveScreen:
-        return self.app.dive  # type: ignore[attr-defined, no-any-return]
+        return self.app.dive  # type: ignore[attr-defined]
 
     def _bar(self) -> MissionBar:
         dive = self._dive
