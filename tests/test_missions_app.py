@@ -244,3 +244,18 @@ async def test_token_above_by_the_sandbox_and_not_by_a_stale_fate():
         assert app.screen is dive(app) and app.session.held[0][1] == 9
         await press(app, pilot, "end")
         assert app.missions.tracker.met_now and "token-above" in done_ids()
+
+
+@asynctest
+async def test_a_state_that_cannot_be_saved_says_so_and_the_dive_runs_on(monkeypatch):
+    monkeypatch.setenv("EMQ_DIVE_STATE_OFF", "this tab saves nothing")
+    app = frozen_app(mission=NUMBERS["resurrect"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "g", "end")
+        assert app.missions.tracker.met_now
+        notes = [(n.title, n.message) for n in app._notifications]
+        assert any(title == "progress not saved" and "this tab saves nothing" in message for title, message in notes)
+        assert any(title == "mission met ✓" and "This proves:" in message for title, message in notes)
+        await press(app, pilot, "home")
+        assert dive(app).frame.step.index == 0, "the dive runs on"
