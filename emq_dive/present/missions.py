@@ -109,6 +109,11 @@ class Missions:
             return Met(mission, str(problem))
         return Met(mission)
 
+    def seen(self, session: Session, frame: Frame) -> Seen:
+        """What ``frame`` leaves to check for the mission under way (its run's calls only when a goal reads them)."""
+        mission = self.current
+        return seen_frame(session, frame, calls=mission is not None and any(s.unread for s in mission.stages))
+
     def bar(self) -> str:
         """The mission bar's line: the goal under way and its stage, or met."""
         mission = self.current
@@ -133,14 +138,16 @@ def start(session: Session, lesson: Lesson, mission: Mission) -> Frame:
     return session.open(0)
 
 
-def seen_frame(session: Session, frame: Frame) -> Seen:
-    """What a frame leaves to check, with every call of its run up to its step (when the run is still the one the
-    frame came from)."""
+def seen_frame(session: Session, frame: Frame, calls: bool = True) -> Seen:
+    """What a frame leaves to check; with ``calls``, every call of its run up to its step (when the run is still the
+    one the frame came from), which only a goal about what the run read needs."""
+    if not calls:
+        return Seen(frame=frame)
     stepper = session.stepper
     steps = list(stepper.steps) if stepper is not None else []
     index = frame.step.index
     if len(steps) > index and steps[index] is frame.step:
-        calls = tuple(call for step in steps[1:index + 1] for call in step.calls)
+        run_calls = tuple(call for step in steps[1:index + 1] for call in step.calls)
     else:
-        calls = frame.step.calls
-    return Seen(frame=frame, run_calls=calls)
+        run_calls = frame.step.calls
+    return Seen(frame=frame, run_calls=run_calls)

@@ -24,7 +24,7 @@ class PlainMissions:
         if self.tracker.current is None:
             return
         if isinstance(seen, Frame):
-            observed = plan.seen_frame(self.dive.session, seen)
+            observed = self.tracker.seen(self.dive.session, seen)
         elif isinstance(seen, FateRun):
             observed = Seen(answers=(*seen.answers, *seen.raw_answers))
         elif isinstance(seen, WireCompare):

@@ -85,7 +85,7 @@ class MissionMoves:
 
     def _frame(self, frame: Frame | None) -> None:
         if frame is not None and self.tracker.current is not None:
-            self._said(self.tracker.observe(plan.seen_frame(self.session, frame)))
+            self._said(self.tracker.observe(self.tracker.seen(self.session, frame)))
 
     def answers(self, answers: Sequence[Answer]) -> None:
         """Check the mission under way against verbs' answers (a fate's run, a wire compare)."""
