@@ -29,6 +29,8 @@ class PlainMissions:
             observed = Seen(answers=(*seen.answers, *seen.raw_answers))
         elif isinstance(seen, WireCompare):
             observed = Seen(answers=(seen.scripted, seen.native))
+        elif isinstance(seen, Seen):  # a move that made its own (the console's sends, say)
+            observed = seen
         else:
             return
         met = self.tracker.observe(observed)

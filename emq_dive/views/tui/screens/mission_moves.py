@@ -89,8 +89,12 @@ class MissionMoves:
 
     def answers(self, answers: Sequence[Answer]) -> None:
         """Check the mission under way against verbs' answers (a fate's run, a wire compare)."""
+        self.observe(Seen(answers=tuple(answers)))
+
+    def observe(self, seen: Seen) -> None:
+        """Check the mission under way against what any other move left (the console's sends, say)."""
         if self.tracker.current is not None:
-            self._said(self.tracker.observe(Seen(answers=tuple(answers))))
+            self._said(self.tracker.observe(seen))
 
     def _said(self, met: plan.Met | None) -> None:
         self._bar().say(self.tracker.bar(), self.tracker.met_now)
