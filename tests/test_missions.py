@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 
 import pytest
+import redis
 
 from emq_dive.course.lessons import load
 from emq_dive.course.mission_goals import Mission
 from emq_dive.course.sandbox import SandboxBatch, SandboxMember
 from emq_dive.course.user_state import UserState
-from emq_dive.engine.stepper import checks
+from emq_dive.engine.echo_mq import keyspace, scripts
+from emq_dive.engine.echo_mq.connector import raw
 from emq_dive.engine.stepper.outcome import Verdict
 from emq_dive.engine.stepper.predict import decided_by
 from emq_dive.engine.stores import open_store
 from emq_dive.present import missions as mp
-from emq_dive.present.mission_check import Seen
+from emq_dive.present.mission_check import Seen, Sent
 from emq_dive.present.session import Frame, Session
 
 FROZEN = 1_700_000_000.0
@@ -238,20 +239,25 @@ def test_token_above_through_the_sandbox_not_by_a_stale_fate(store, tmp_path):
     assert not wrong.met, "a stale fate's token is below the attempts"
 
 
-def test_token_string_goal_against_a_real_string_compare(store, tmp_path):
-    """The console (not built yet) sends ``… JOB01 01``; here the engine's own checks judge the store's real reply."""
+def test_token_string_by_a_raw_send_of_01_not_of_1(store, tmp_path):
+    """The console sends ``… JOB01 01`` raw; here the engine's connector sends it to the store the same way."""
     run = Run(store, "token-string", tmp_path)
-    frame = run.session.goto(1)
-    member = frame.step.members[0]
-    attempts = store.client.hget(f"emq:{{{store.queue}}}:job:{member.id}", "attempts")
-    assert attempts == b"1"
-    for token, met in (("1", False), ("01", True)):
-        row, match, active = checks.checked(attempts, attempts.decode() == token, None, False)
-        judged = replace(member, token=token, row=row, match=match, active=active,
-                         verdict=Verdict.FAILED if attempts.decode() != token else Verdict.RESCORED,
-                         reason=checks.failed_reason(replace(member, row=row, match=match, active=active)))
-        run.see(Seen(frame=replace(frame, step=replace(frame.step, members=(judged,)))))
-        assert bool(run.met) is met, token
+    frame = run.session.goto(0)
+    job, token = run.session.held[0]
+    script = scripts.extend_locks()
+    q = store.queue
+    for sent_token, met in ((str(token), False), ("0" + str(token), True)):
+        args = ("EVALSHA", script.sha, "2", keyspace.queue_key(q, "active"), keyspace.queue_key(q, ""), "30000", job,
+                sent_token)
+        try:
+            reply = raw(store.client, *args)
+        except redis.exceptions.NoScriptError:
+            raw(store.client, "SCRIPT", "LOAD", script.source)
+            reply = raw(store.client, *args)
+        assert (reply == [job.encode()]) is met, reply  # "01" fails the string compare; "1" is re-scored
+        run.see(Seen(sent=Sent((tuple(a.encode() for a in args),), replies=(reply,)), frame=run.session.frame()))
+        assert bool(run.met) is met, sent_token
+    assert frame.step.index == 0
 
 
 def test_progress_survives_a_restart(store, tmp_path):

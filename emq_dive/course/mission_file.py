@@ -20,9 +20,11 @@ _STAGE = ("mode", "wire", "done", "script", "deadlines_differ", "one_deadline", 
           "unread", "member", "answer",
           "sent")
 _MEMBER = ("verdict", "reason", "raised", "row", "in_active", "in_pending", "reaped", "field", "without",
-           "token_string", "token_above")
+           "token_above")
 _ANSWER = ("verb", "error", "raises", "wrote", "unpaired", "failed_in")
-_SENT = ("verb", "count", "multi", "deadlines")
+_SENT = ("verb", "count", "multi", "deadlines", "token_string")
+RAW_VERBS = ("EVALSHA", "EMQ.EXTENDS", "EMQ.EXTEND")
+"""The raw commands a console send may be about."""
 _E = TypeVar("_E")
 
 
@@ -104,7 +106,7 @@ def _member(table: _Table) -> MemberGoal:
         row=table.one_of("row", ("hash", "none")),
         in_active=table.raw("in_active", bool), in_pending=table.raw("in_pending", bool),
         reaped=table.raw("reaped", bool), field=table.text("field"), without=table.text("without"),
-        token_string=table.raw("token_string", bool), token_above=table.raw("token_above", bool))
+        token_above=table.raw("token_above", bool))
     if goal == MemberGoal():
         raise MissionError(table.key, "asks nothing of the member")
     return goal
@@ -120,13 +122,17 @@ def _answer(table: _Table) -> AnswerGoal:
 
 
 def _sent(table: _Table) -> SentGoal:
-    verb, count, multi = table.one_of("verb", VERBS), table.raw("count", int, True), table.raw("multi", bool, True)
-    deadlines = table.one_of("deadlines", ("same", "differ"))
-    if verb is None or deadlines is None:
-        raise MissionError(table.at("verb" if verb is None else "deadlines"), "missing")
-    if count < 2:
-        raise MissionError(table.at("count"), f"must be at least 2 to compare deadlines, got {count}")
-    return SentGoal(verb, count, multi, deadlines)
+    count = table.raw("count", int)
+    goal = SentGoal(verb=table.one_of("verb", RAW_VERBS), count=1 if count is None else count,
+                    multi=table.raw("multi", bool), deadlines=table.one_of("deadlines", ("same", "differ")),
+                    token_string=table.raw("token_string", bool))
+    if goal.deadlines is not None and goal.count < 2:
+        raise MissionError(table.at("count"), f"must be at least 2 to compare deadlines, got {goal.count}")
+    if goal.count < 1:
+        raise MissionError(table.at("count"), f"must be at least 1, got {goal.count}")
+    if goal.deadlines is None and goal.token_string is None:
+        raise MissionError(table.key, "asks nothing of the sent commands: give deadlines or token_string")
+    return goal
 
 
 def _stage(table: _Table) -> Stage:

@@ -50,8 +50,6 @@ class MemberGoal:
     """A field its row holds in the store, such as ``group`` or ``lease_epoch``."""
     without: str | None = None
     """A field its row does not hold."""
-    token_string: bool | None = None
-    """True: the token check failed although the attempts equal the token as a number (a string compare)."""
     token_above: bool | None = None
     """True: the token check failed on a token larger than the attempts it compared (equality, not order)."""
 
@@ -73,14 +71,18 @@ class AnswerGoal:
 
 @dataclass(frozen=True)
 class SentGoal:
-    """Commands the learner sent together (the console): how many of ``verb``, in one MULTI or apart, and their
-    deadlines."""
+    """Raw commands the learner sent (the console): how many of ``verb``, in one MULTI or apart, their deadlines, and
+    what their replies show."""
 
-    verb: str
-    count: int
-    multi: bool
-    deadlines: str
+    verb: str | None = None
+    """A raw command name (``EVALSHA``, ``EMQ.EXTENDS``, ``EMQ.EXTEND``), or None for any of them."""
+    count: int = 1
+    multi: bool | None = None
+    deadlines: str | None = None
     """``same`` or ``differ``: the scores they wrote in active."""
+    token_string: bool | None = None
+    """True: an id the reply failed was sent with a token equal to its row's attempts as a number, not as a
+    string."""
 
 
 @dataclass(frozen=True)

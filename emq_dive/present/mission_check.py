@@ -15,6 +15,7 @@ from .session import Frame
 COURSE_CODE = frozenset({"jobs.py", "extend_locks.lua", "extend_lock.lua", "extend_locks_no_guard.lua", "native.py"})
 """The files the course's own code runs from; a step from any other file ran the learner's edited script."""
 _READS = (b"HGET", b"HMGET")
+_RAW = (b"EVALSHA", b"EMQ.EXTENDS", b"EMQ.EXTEND")
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,10 @@ class Sent:
     deadline each wrote in active, read back from the store."""
 
     commands: tuple[tuple[bytes, ...], ...]
-    multi: bool
-    deadlines: tuple[int, ...]
+    multi: bool = False
+    deadlines: tuple[int, ...] = ()
+    replies: tuple[object, ...] = ()
+    """Each command's raw reply (a list of failed ids, an int, an error), in order."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ def holds(stage: Stage, seen: Seen) -> bool:
     if stage.asks_answers:
         return bool(seen.answers) and all(_answer_holds(goal, seen.answers) for goal in stage.answers)
     if stage.sent is not None:
-        return seen.sent is not None and _sent_holds(stage.sent, seen.sent)
+        return seen.sent is not None and _sent_holds(stage.sent, seen.sent, seen.frame)
     frame = seen.frame
     if frame is None:
         return False
@@ -92,7 +95,6 @@ def _member_holds(goal: MemberGoal, member: Member, frame: Frame) -> bool:
         goal.verdict is None or member.verdict is goal.verdict,
         goal.reason is None or member.reason is goal.reason,
         goal.raised is None or member.raised is goal.raised,
-        goal.token_string is None or _token_string(member) == goal.token_string,
         goal.token_above is None or _token_above(member) == goal.token_above,
     )
     if not all(checks):
@@ -117,17 +119,6 @@ def _member_holds(goal: MemberGoal, member: Member, frame: Frame) -> bool:
         if reaped != goal.reaped:
             return False
     return True
-
-
-def _token_string(member: Member) -> bool:
-    """True when the token check failed on attempts that equal the token as a number but not as a string."""
-    if not isinstance(member.match, Failed) or member.match.value is None:
-        return False
-    attempts = member.match.value.decode(errors="replace")
-    try:
-        return int(attempts) == int(member.token) and attempts != member.token
-    except ValueError:
-        return False
 
 
 def _token_above(member: Member) -> bool:
@@ -194,9 +185,45 @@ def _one_answer(goal: AnswerGoal, answer: Answer, answers: Sequence[Answer]) -> 
     return True
 
 
-def _sent_holds(goal: SentGoal, sent: Sent) -> bool:
-    count = sum(1 for command in sent.commands if command and command[0].upper() == goal.verb.encode().upper())
-    if count < goal.count or sent.multi != goal.multi or len(sent.deadlines) < goal.count:
+def _sent_holds(goal: SentGoal, sent: Sent, frame: Frame | None) -> bool:
+    picked = [i for i, command in enumerate(sent.commands)
+              if command and (goal.verb is None and command[0].upper() in _RAW
+                              or goal.verb is not None and command[0].upper() == goal.verb.encode())]
+    if len(picked) < goal.count or (goal.multi is not None and sent.multi != goal.multi):
         return False
-    same = len(set(sent.deadlines)) == 1
-    return same if goal.deadlines == "same" else not same
+    if goal.deadlines is not None:
+        if len(sent.deadlines) < goal.count:
+            return False
+        same = len(set(sent.deadlines)) == 1
+        if same != (goal.deadlines == "same"):
+            return False
+    if goal.token_string is not None:
+        found = frame is not None and any(_sent_token_string(sent.commands[i], sent.replies[i], frame)
+                                          for i in picked if i < len(sent.replies))
+        if found != goal.token_string:
+            return False
+    return True
+
+
+def _sent_token_string(command: tuple[bytes, ...], reply: object, frame: Frame) -> bool:
+    """True when ``reply`` fails an id that ``command`` sent with a token equal to the row's attempts (as the store
+    pane read them) as a number but not as a string."""
+    verb = command[0].upper()
+    at = 2 if verb == b"EVALSHA" else 1
+    try:
+        argv = command[at + 1 + int(command[at]):]
+    except (IndexError, ValueError):
+        return False
+    failed = {x.decode() if isinstance(x, bytes) else str(x) for x in reply} if isinstance(reply, list) else set()
+    pairs = zip(argv[1::2], argv[2::2], strict=False)
+    attempts = {row.id: dict(row.fields).get("attempts") for row in frame.view.rows}
+    for job, token in pairs:
+        name, sent_token = job.decode(errors="replace"), token.decode(errors="replace")
+        held = attempts.get(name)
+        if name in failed and held is not None and held != sent_token:
+            try:
+                if int(held) == int(sent_token):
+                    return True
+            except ValueError:
+                continue
+    return False

@@ -30,8 +30,6 @@ def _member(goal: MemberGoal) -> list[str]:
         verdict.append(f"its call raises {goal.raised.value}")
     if goal.reaped:
         verdict.append("after the reaper's landing moved it")
-    if goal.token_string:
-        verdict.append("attempts equal its token as a number, not as a string")
     if goal.token_above:
         verdict.append("its token is above the attempts")
     if verdict:
@@ -55,8 +53,13 @@ def _answer(goal: AnswerGoal) -> str:
 
 
 def _sent(goal: SentGoal) -> str:
-    how = "in one MULTI … EXEC" if goal.multi else "apart, one after the other"
-    return f"  {goal.count} × {goal.verb} {how} → deadlines in active: {goal.deadlines}"
+    how = "" if goal.multi is None else " in one MULTI … EXEC" if goal.multi else " apart, one after the other"
+    line = f"  {goal.count} × {goal.verb or 'EVALSHA or EMQ.EXTENDS'}{how}"
+    if goal.deadlines:
+        line += f" → deadlines in active: {goal.deadlines}"
+    if goal.token_string:
+        line += " → the reply fails X, sent with token 01 where job:X attempts is 1"
+    return line
 
 
 def _stage(stage: Stage) -> list[str]:
