@@ -186,9 +186,8 @@ def _one_answer(goal: AnswerGoal, answer: Answer, answers: Sequence[Answer]) -> 
 
 
 def _sent_holds(goal: SentGoal, sent: Sent, frame: Frame | None) -> bool:
-    picked = [i for i, command in enumerate(sent.commands)
-              if command and (goal.verb is None and command[0].upper() in _RAW
-                              or goal.verb is not None and command[0].upper() == goal.verb.encode())]
+    wanted = _RAW if goal.verb is None else (goal.verb.encode(),)
+    picked = [i for i, command in enumerate(sent.commands) if command and command[0].upper() in wanted]
     if len(picked) < goal.count or (goal.multi is not None and sent.multi != goal.multi):
         return False
     if goal.deadlines is not None:
