@@ -23,6 +23,7 @@ emq-dive LESSON [--backend auto|valkey|cluster|fakeredis|server|URL] [--wire 4|6
 emq-dive LESSON --screenshot FILE.svg [--size WxH] [...]  write the screen (default 120x40) and exit
 emq-dive LESSON --transcript FILE.md [--backend B] [--wire 4|6]   run the batch to the end, write it as Markdown
 emq-dive LESSON --plain [--backend B] [--wire 4|6] [--step K]     step it as lines of text, commands from stdin
+emq-dive LESSON --mission N [...]  open on mission N (a goal the live store checks)
 emq-dive PATH.toml [...]           open a lesson file by its path
 emq-dive list                      the course's lessons and yours (the sandbox saves yours)
 emq-dive script NAME               print a Lua script (extend_locks, extend_lock)
@@ -50,6 +51,13 @@ def _step_number(text: str) -> int:
     return value
 
 
+def _mission_number(text: str) -> int:
+    """``--mission``'s value: a mission's number, from 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a mission number (they count from 1)")
+    return int(text)
+
+
 def _lesson_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="emq-dive", usage=USAGE, description="Step an EchoMQ lesson against a live store.")
     parser.add_argument("--version", action="version", version=f"emq-dive {__version__}")
@@ -73,6 +81,8 @@ def _lesson_parser() -> argparse.ArgumentParser:
                             "Enter steps, h lists every command (each TUI move has one), q quits")
     parser.add_argument("--size", type=screen_size, metavar="WxH",
                         help="the columns and rows of the --screenshot, such as 80x24 (default 120x40)")
+    parser.add_argument("--mission", type=_mission_number, metavar="N",
+                        help="open on mission N of the lesson (M lists them in the app; missions in --plain)")
     parser.add_argument("--step", type=_step_number, default=0, metavar="K",
                         help="open at step K, in the TUI, the screenshot or --plain: 0 is the handle, then one step "
                              "per member (at least one); wire 6 adds the write pass")
@@ -94,6 +104,8 @@ def run_lesson(argv: Sequence[str]) -> int:
     args = _lesson_parser().parse_args(argv)
     if args.size is not None and args.screenshot is None:
         return _fail("--size goes with --screenshot (the TUI takes the terminal's own size)")
+    if args.mission is not None and args.transcript is not None:
+        return _fail("--mission goes with the TUI or --plain, not --transcript")
     from .engine.stores.credentials import BackendProblem, resolve_backend
     try:
         backend = resolve_backend(args.backend, os.environ, warn=_warn)
@@ -101,7 +113,7 @@ def run_lesson(argv: Sequence[str]) -> int:
         return _fail(str(err))
     return launch.run(launch.LaunchOptions(
         lesson=args.lesson, backend=backend, wire=args.wire, step=args.step, screenshot=args.screenshot,
-        transcript=args.transcript, plain=args.plain, size=args.size or SCREENSHOT_SIZE))
+        transcript=args.transcript, plain=args.plain, size=args.size or SCREENSHOT_SIZE, mission=args.mission))
 
 
 def _warn(message: str) -> None:

@@ -29,6 +29,8 @@ class LaunchOptions:
     plain: bool = False
     size: tuple[int, int] = (120, 40)
     """The columns and rows of the screenshot."""
+    mission: int | None = None
+    """The mission (from 1) to open on, in the TUI or the plain mode."""
 
 
 def fail(message: str) -> int:
@@ -83,6 +85,9 @@ def _run(args: LaunchOptions) -> int:
     problem = step_problem(args.step, lesson.id, len(lesson.batch), args.wire)
     if problem:
         return fail(problem)
+    if args.mission is not None and not 1 <= args.mission <= len(lesson.missions):
+        return fail(f"--mission {args.mission}: {lesson.id} has missions 1 to {len(lesson.missions)}"
+                    if lesson.missions else f"--mission: {lesson.id} has no missions")
     from .engine.stores import StoreError, open_store
     for signum in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal ends the run as q does
         signal.signal(signum, _terminate)
@@ -121,7 +126,7 @@ def _tui(args: LaunchOptions, lesson: Any, store: Any) -> int:
         if served != args.wire:
             problem += f" (wire {args.wire} is not served here: {store.native_reason})"
         return fail(problem)
-    app = make_app(lesson, store, wire=args.wire, step=args.step)
+    app = make_app(lesson, store, wire=args.wire, step=args.step, mission=args.mission)
     if args.screenshot is not None:
         try:
             asyncio.run(save_screenshot(app, args.screenshot, args.size))
@@ -157,7 +162,7 @@ def text_mode(args: Any, lesson: Any, store: Any) -> int:
         from .views.text.plain.dive import PlainDive, style_for
         dive = PlainDive(session, sys.stdout, style_for(sys.stdout, os.environ), recorder,
                          lambda path: output_problem(path, "transcript.md"), prompt=sys.stdin.isatty())
-        return dive.run(iter(sys.stdin.readline, ""), args.step)
+        return dive.run(iter(sys.stdin.readline, ""), args.step, getattr(args, "mission", None))
     except BrokenPipeError:
         # the reader went away (| head, say): stop quietly; the store still closes on the way out
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

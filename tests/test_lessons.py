@@ -35,7 +35,7 @@ def test_shipped_sections_are_in_order_and_follow_their_sources() -> None:
     lesson = lessons.load("batches-03")
     assert [s.key for s in lesson.sections] == [
         "beat-one", "beat-two", "single-vs-batch", "try-singles", "try-guard-off", "try-reaper", "try-predict",
-        "native", "pattern", "recap", "references",
+        "native", "pattern", "recap", "references", "missions",
     ]
     assert lesson.section_for("handle").key == "beat-one"
     assert lesson.section_for("lua").key == "beat-two"
@@ -95,7 +95,7 @@ def _dump(data: dict) -> str:
             return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
         if isinstance(v, list):
             return "[" + ", ".join(value(item) for item in v) + "]"
-        if isinstance(v, dict):  # an inline table, such as a tour slide's do = { step = 2 }
+        if isinstance(v, dict):  # an inline table: a tour slide's do, a mission's checks
             return "{" + ", ".join(f"{k} = {value(item)}" for k, item in v.items()) + "}"
         raise TypeError(v)
 
@@ -232,4 +232,4 @@ def test_missing_file_names_the_file(tmp_path: Path) -> None:
 def test_lesson_types_are_the_documented_ones() -> None:
     names = {f.name for f in dataclasses.fields(Lesson)}
     assert names == {"id", "module", "dive", "title", "tagline", "intro", "lease_ms",
-                     "claim_lease_ms", "batch", "sections", "fates", "path", "members"}
+                     "claim_lease_ms", "batch", "sections", "fates", "path", "members", "missions"}

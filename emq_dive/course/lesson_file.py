@@ -11,6 +11,8 @@ from typing import Any
 
 from ..engine import fate_table
 from ..engine.echo_mq import jobs, keyspace
+from . import mission_file
+from .mission_goals import Mission
 
 MAX_MEMBERS = 10_000
 """The most members a lesson's batch (or the sandbox's) may hold."""
@@ -24,7 +26,7 @@ MEMBER_FATES = tuple(fate.key for fate in fate_table.FATES if fate.member)
 """The fates a member of the lesson's batch may have (a whole-call fate is no member's)."""
 
 _TOP = ("id", "module", "dive", "title", "tagline", "intro", "lease_ms", "claim_lease_ms",
-        "batch", "section", "fates", "member", "tour")  # [[tour]]: the slides course/tour_file.py reads
+        "batch", "section", "fates", "member", "tour", "mission")  # [[tour]] slides: course/tour_file.py
 _SECTION = ("key", "title", "follows", "body")
 _MEMBER = ("id", "fate", "token")
 
@@ -78,6 +80,8 @@ class Lesson:
     path: Path
     members: tuple[LessonMember, ...] = ()
     """The batch's ids and tokens, when the file names them (``[[member]]`` tables, one per ``batch`` entry)."""
+    missions: tuple[Mission, ...] = ()
+    """The lesson's goals to reach (``[[mission]]`` tables), in the file's order."""
 
     @property
     def heading(self) -> str:
@@ -244,7 +248,13 @@ class _Reader:
             raise self.fail("batch", "must list at least one fate")
         if len(batch) > MAX_MEMBERS:
             raise self.fail("batch", f"a batch may hold at most {MAX_MEMBERS:,} members, not {len(batch):,}")
+        try:
+            missions = mission_file.read(data.get("mission"), " ".join(
+                [str(data.get("intro", "")), *(s.body for s in sections)]))
+        except mission_file.MissionError as err:
+            raise self.fail(err.key, err.problem) from None
         return Lesson(
+            missions=missions,
             id=lesson_id,
             module=self.text(data, "module", "module"),
             dive=self.positive(data, "dive", "dive"),

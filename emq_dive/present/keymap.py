@@ -157,6 +157,17 @@ KEYMAP: tuple[Key, ...] = (
     Key("R", ("R",), "reset", "reset", "reset: put the lesson's batch back from any state (it asks first when a "
         "run, fates, an edit, a mode or console writes would be lost)", Group.LEARN, Where.APP,
         title="Reset to the lesson's batch", words="start over fresh clean pristine lesson batch back"),
+    # -- missions: the list, and the mission bar's hint, reset and goal (views/tui/screens/missions.py) --------
+    Key("M", ("M",), "missions", "missions",
+        "the missions: goals the live store checks; choose one to start it, ticks for the ones you have done",
+        Group.LEARN, Where.APP, title="Missions", words="goals tasks levels exercises challenge progress"),
+    Key("h", ("h",), "mission_hint", "hint", "the mission under way: a hint", Group.LEARN, Where.APP,
+        title="Mission hint", words="help clue tip stuck"),
+    Key("r", ("r",), "mission_reset", "reset mission", "the mission under way: put its start state back",
+        Group.LEARN, Where.APP, title="Reset the mission", words="restart again start over"),
+    Key("G", ("G",), "mission_goal", "show the goal",
+        "the mission under way: show the goal, what the store or the reply must look like", Group.LEARN,
+        Where.APP, title="Show the mission's goal", words="target objective expected store reply"),
     Key("l", ("l",), "lesson", "lesson", "show or hide the lesson pane (on a small screen it opens over the batch)",
         Group.LESSON, footer=True, title="Show / hide the lesson",
         words="lesson hide show pane toggle read"),

@@ -27,6 +27,8 @@ from ...present.session import Session
 from . import heap
 from .screens.console_moves import ConsoleUndone, console_of, settled
 from .screens.dive import DiveScreen
+from .screens.dive_messages import Compared, FateRan
+from .screens.mission_moves import MissionMoves
 from .screens.palette import DiveCommands
 from .screens.shot_size import SCREENSHOT_SIZE
 from .widgets.key_bindings import bindings
@@ -55,9 +57,13 @@ class DiveApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiveCommands}  # Textual's own after
 
-    def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark") -> None:
+    def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark", mission: int | None = None
+                 ) -> None:
         super().__init__()
         self.session = session
+        self.missions = MissionMoves(self, session)
+        """The lesson's missions (M), the one under way, and its check after every move."""
+        self.start_mission = mission
         self.start_step = step
         self.theme = theme
         self.baseline = reset.Baseline.of(session)
@@ -84,6 +90,8 @@ class DiveApp(App[None]):
             from .screens.tour import offer
             self.run_worker(partial(offer, self, self.dive, UserState.from_environ()), thread=True, group="state",
                             exit_on_error=False, name="offer the tour")
+        if self.start_mission is not None:
+            self.missions.start(self.start_mission)
 
     def _exit_on_signals(self) -> None:
         """Exit at once on SIGTERM or SIGHUP: the loop's own handler wakes it, where a plain one waited for a key."""
@@ -174,12 +182,35 @@ class DiveApp(App[None]):
         if isinstance(self.screen, DiveScreen):
             open_script_editor(self, self.session)
 
+    # -- missions: thin; the work is in screens/mission_moves.py -------------------------------------------------
+    def action_missions(self) -> None:
+        """List the missions; the one chosen starts."""
+        self.missions.open_list()
+
+    def action_mission_hint(self) -> None:
+        """The hint of the mission under way."""
+        self.missions.hint()
+
+    def action_mission_reset(self) -> None:
+        """Put the mission's start state back."""
+        self.missions.reset()
+
+    def action_mission_goal(self) -> None:
+        """Show the mission's goal as the store or the reply must look."""
+        self.missions.goal()
+
+    def on_fate_ran(self, message: FateRan) -> None:
+        self.missions.answers((*message.run.answers, *message.run.raw_answers))
+
+    def on_compared(self, message: Compared) -> None:
+        self.missions.answers((message.compared.scripted, message.compared.native))
+
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
-             theme: str = "textual-dark") -> DiveApp:
-    """The dive app on ``store`` (which the caller opens and closes), at ``step`` on ``wire``."""
+             theme: str = "textual-dark", mission: int | None = None) -> DiveApp:
+    """The dive app on ``store`` (which the caller opens and closes), at ``step`` on ``wire`` (or on ``mission``)."""
     wires.wire(wire)  # ValueError for a wire there is not
-    return DiveApp(Session(store, lesson, batch, wire), step=max(0, step), theme=theme)
+    return DiveApp(Session(store, lesson, batch, wire), step=max(0, step), theme=theme, mission=mission)
 
 
 async def wait_ready(app: DiveApp, pilot: Pilot[Any]) -> None:

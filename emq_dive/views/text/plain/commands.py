@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ....present.keymap import by_action
 from . import (
     console as plain_console,
+    missions as plain_missions,
 )
 from . import (
     moves as plain_moves,
@@ -76,6 +77,11 @@ COMMANDS: tuple[Command, ...] = (
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
     Command(("x",), "transcript", "x [FILE]", "writes the transcript", plain_tools.transcript),
     Command(("a",), "batch", "a [N]", "says the batch table (all members, from member N)", plain_panes.batch),
+    Command(("missions",), "missions", "missions [N]", "lists the missions, or starts mission N",
+            plain_missions.missions),
+    Command(("hint",), "mission_hint", "hint", "the mission's hint", plain_missions.hint),
+    Command(("reset",), "mission_reset", "reset", "puts the mission's start back", plain_missions.reset),
+    Command(("goal",), "mission_goal", "goal", "shows the mission's goal", plain_missions.goal),
     Command(("s",), "store", "s", "says the store", plain_panes.store),
     Command(("v",), "calls", "v", "says this step's calls on the wire", plain_panes.calls),
     Command(("o",), "code", "o", "says the code this step ran", plain_panes.code),

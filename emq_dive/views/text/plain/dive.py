@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from . import missions as plain_missions
 from .commands import BY_KEY, help_text
 from .state import Bold, Dive, NoStyle, Style, style_for
 
@@ -15,11 +16,14 @@ GREETING = "Enter steps, h lists every command, q quits."
 class PlainDive(Dive):
     """Reads commands line by line and answers each with a paragraph; every value comes from the session's store."""
 
-    def run(self, lines: Iterator[str], start: int = 0) -> int:
-        """Open the batch at ``start``, then answer commands until ``q`` or the end of input; the exit status."""
+    def run(self, lines: Iterator[str], start: int = 0, mission: int | None = None) -> int:
+        """Open the batch at ``start`` (or on ``mission``), then answer commands until ``q`` or the end of input; the
+        exit status."""
         self._lines = lines
         self.say(f"{self.session.lesson.heading}, on {self.session.store.description}. {GREETING}")
         self.move(lambda: self.session.open(start))
+        if mission is not None:
+            plain_missions.of(self).start(mission)
         while not self.quitting and (line := self.read()) is not None:
             self.answer(line)
         return 0

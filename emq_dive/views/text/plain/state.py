@@ -66,6 +66,13 @@ class Dive:
         self._lines: Iterator[str] = iter(())
         self.console, self.baseline = Console(session), Baseline.of(session)
         """The console (``:``) with its history, and the lesson's batch as it opened, which ``R`` puts back."""
+        self.listeners: list[Callable[[object], None]] = []
+        """Who hears what each move left (a frame, a fate's run, a wire compare): the missions."""
+
+    def noticed(self, seen: object) -> None:
+        """Tell the listeners what a move left."""
+        for listen in self.listeners:
+            listen(seen)
 
     def say(self, text: str) -> None:
         """Print one paragraph and a blank line after it."""
@@ -80,6 +87,7 @@ class Dive:
         self.say(plain_words.paragraph(frame, self.style))
         for said in plain_words.played_text(frame):
             self.say(said)
+        self.noticed(frame)
 
     def keep(self, frame: Frame) -> None:
         """Hold ``frame`` as the one on show, without saying its step again (a move that changed no step)."""

@@ -61,6 +61,7 @@ def wire(dive: Dive, _key: str, _argument: str) -> None:
         compared, frame = session.switch(other)
     dive.recorder.compared(compared)
     dive.say(compared_text(compared))
+    dive.noticed(compared)
     dive.show(frame)
 
 
@@ -87,6 +88,7 @@ def fate(dive: Dive, _key: str, _argument: str) -> None:
         ran, frame = session.run_fate(picked.key)
     dive.recorder.fate_ran(ran)
     dive.say(fate_text(ran, descriptions.get(picked.key, "")))
+    dive.noticed(ran)
     dive.frame = frame
     if not picked.member:
         dive.show(frame)
