@@ -61,3 +61,20 @@ def clock_note(store: Kinded, lines: tuple[Line, ...]) -> str:
         return ""
     return (f"{kind.words} reads its clock afresh for each command, so it cannot show that the native twin's "
             "clock is the server's cached command time; a real server can")
+
+
+def block_words(blocked: Blocked) -> str:
+    """Where the block stands after ``blocked``, in one sentence every view says."""
+    count = len(blocked.queued)
+    lines = f"{count} line{'' if count == 1 else 's'}"
+    if blocked.stand is Stand.OPENED:
+        return ("a MULTI block is open: each line is checked and queued, nothing is sent until EXEC sends them "
+                "in one transaction; DISCARD drops them")
+    if blocked.stand is Stand.QUEUED:
+        return f"queued, nothing sent yet ({lines} in the block; EXEC sends them, DISCARD drops them)"
+    return f"the block is dropped ({lines}); nothing was sent"
+
+
+def open_words(queued: tuple[Line, ...]) -> str:
+    """What the prompt says while a block is open."""
+    return f"MULTI block · {len(queued)} queued · EXEC sends them in one MULTI/EXEC · DISCARD drops them"
