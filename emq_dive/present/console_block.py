@@ -1,4 +1,4 @@
-"""The console's block: lines queued after ``MULTI``, each checked by the console's policy, sent together by ``EXEC``."""
+"""The console's block: lines queued after ``MULTI``, each checked by the policy, sent together by ``EXEC``."""
 
 from __future__ import annotations
 
