@@ -187,17 +187,22 @@ def test_sent_apart_two_extends_read_two_clocks(backend, request):
 @pytest.mark.server
 @pytest.mark.parametrize("backend", ["valkey_store", "embedded_store"])
 def test_in_one_multi_two_extends_get_the_same_deadline_from_the_cached_command_time(backend, request):
+    """The block's TIME replies, first and last with 200 commands between, are the same microsecond: the command
+    time is cached for the whole EXEC, and both deadlines are that time plus the lease."""
     store = request.getfixturevalue(backend)
     console = opened(store)
     before = snapshot.take(store.client, store.queue)
     with store.io():
-        for typed in ("MULTI", EXTENDS.format("JOB01"), *["TIME"] * 50, EXTENDS.format("JOB03"),
+        for typed in ("MULTI", "TIME", EXTENDS.format("JOB01"), *["TIME"] * 200, EXTENDS.format("JOB03"), "TIME",
                       "ZMSCORE $active JOB01 JOB03"):
             console.run(typed)
         executed, _ = console.run("EXEC")
         assert isinstance(executed, Executed) and not executed.errored and executed.note == ""
+        (seconds, micros), last = executed.reply[0], executed.reply[-2]
+        assert last == [seconds, micros], "the clock did not move inside EXEC: it is the cached command time"
         first, second = (int(score) for score in executed.reply[-1])
-        assert first == second == deadline(console, "JOB01") == deadline(console, "JOB03")
+        assert first == second == int(seconds) * 1000 + int(micros) // 1000 + LESSON.lease_ms
+        assert deadline(console, "JOB01") == deadline(console, "JOB03") == first
         console.undo()
     assert snapshot.take(store.client, store.queue) == before, "back put the block's writes back on the server"
 
