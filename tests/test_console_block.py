@@ -122,8 +122,8 @@ def test_fakeredis_reads_its_clock_per_command_and_the_block_says_it_cannot_show
 
 
 def test_the_plain_console_runs_a_block_and_h_lists_its_words(fake_store):
-    said, dive = plain_on(fake_store, ": MULTI\n: FLUSHALL\n: " + EXTENDS.format("JOB03") +
-                          "\n: ZSCORE $active JOB03\n: EXEC\nb\n: ZSCORE $active JOB03\n: MULTI\n: DISCARD\nh\n")
+    said, _ = plain_on(fake_store, ": MULTI\n: FLUSHALL\n: " + EXTENDS.format("JOB03") +
+                       "\n: ZSCORE $active JOB03\n: EXEC\nb\n: ZSCORE $active JOB03\n: MULTI\n: DISCARD\nh\n")
     assert "MULTI: A MULTI block is open: each line is checked and queued, nothing is sent until EXEC" in said
     assert "Refused, nothing sent: FLUSHALL is not a console command" in said
     assert "ZSCORE $active JOB03: Queued, nothing sent yet (2 lines in the block;" in said
