@@ -145,7 +145,8 @@ class Console:
                 queued, self.block = self.block, None
                 return self.execute(typed, queued), self.session.frame()
             checked = self.check(typed)
-            assert isinstance(checked, Line)  # local() returned the refusal
+            if isinstance(checked, Refusal):  # local() has said it already; kept for the type
+                return checked, None
             replied = self.send(checked)
         except (redis.RedisError, OSError) as err:
             return Failed(typed, f"{type(err).__name__}: {err}"), None
