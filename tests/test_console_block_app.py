@@ -30,17 +30,22 @@ async def test_a_block_is_queued_then_sent_by_exec_and_back_undoes_all_of_it():
         await send(app, pilot, "MULTI")
         assert isinstance(screen.outcome, Blocked) and screen.outcome.stand is Stand.OPENED
         assert intro(app).startswith("MULTI block · 0 queued · EXEC sends them") and prompt.has_class("-block")
+        assert prompt.placeholder.startswith("(TX) a line to queue it")
         for line in (EXTEND_JOB03, "FLUSHALL", "EVALSHA $sha 2 $active $base 99000 JOB01 1", "ZSCORE $active JOB03"):
             await send(app, pilot, line)
         assert intro(app).startswith("MULTI block · 3 queued"), "the refused FLUSHALL was not queued"
         assert active(app) == before, "nothing was sent before EXEC"
+        await press(app, pilot, "escape", "colon")
+        assert app.screen is not screen and intro(app).startswith("MULTI block · 3 queued"), "the block outlives esc"
+        screen, prompt = app.screen, app.screen.query_one(ConsolePrompt)
+        assert prompt.has_class("-block")
         await send(app, pilot, "EXEC")
         executed = screen.outcome
         assert isinstance(executed, Executed) and executed.undoable
         assert executed.lines == ("1) (empty array)", "2) (empty array)", f'3) "{NOW_MS + 99_000}"')
         reply = str(screen.query_one("#console-reply").content)
         assert reply.startswith(f"> MULTI\n> {EXTEND_JOB03}\n> EVALSHA") and reply.endswith(executed.lines[-1])
-        assert intro(app) == INTRO and not prompt.has_class("-block")
+        assert intro(app) == INTRO and not prompt.has_class("-block") and not prompt.placeholder.startswith("(TX)")
         assert active(app)["JOB03"] == active(app)["JOB01"] == NOW_MS + 99_000, "the store pane follows"
         await press(app, pilot, "escape", "left")
         assert active(app) == before and app.dive.target == 0, "back undid the whole block, not a step"

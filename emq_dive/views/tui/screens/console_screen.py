@@ -17,13 +17,16 @@ from ....engine.echo_mq.console import Refusal
 from ....present.console import Console, Failed, Outcome, Replied
 from ....present.console_block import Blocked, Executed, block_words, open_words
 from ....present.session import with_seq
-from ..widgets.console_prompt import ConsolePrompt
+from ..widgets.console_prompt import PLACEHOLDER, ConsolePrompt
 from .console_moves import settled
 from .dive import DiveScreen
 from .dive_messages import FrameReady
 
 INTRO = ("console · EVALSHA $sha/$sha_one, EMQ.EXTEND(S), reads of $active $base $pending $job:ID · $lease · "
          "MULTI … EXEC · ↑↓ history · esc closes, then ← undoes a write")
+
+BLOCK_PLACEHOLDER = "(TX) a line to queue it · EXEC sends the block · DISCARD drops it"
+"""What the empty prompt offers while a MULTI block is open."""
 
 
 @dataclass
@@ -73,12 +76,12 @@ class ConsoleScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            block = self.console.block
-            yield Static(INTRO if block is None else open_words(block), id="console-intro")
+            yield Static(INTRO, id="console-intro")
             yield Static("", id="console-reply", markup=False)
             yield ConsolePrompt(self.console.history)
 
     def on_mount(self) -> None:
+        self.mark_block()
         self.query_one(ConsolePrompt).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -120,6 +123,12 @@ class ConsoleScreen(ModalScreen[None]):
         reply.update(said(outcome))
         reply.set_class(isinstance(outcome, (Refusal, Failed)) or (isinstance(outcome, (Replied, Executed))
                                                                    and outcome.errored), "-error")
+        self.mark_block()
+
+    def mark_block(self) -> None:
+        """Say on the intro line and the prompt whether a MULTI block is open, and how many lines it holds."""
         block = self.console.block
         self.query_one("#console-intro", Static).update(INTRO if block is None else open_words(block))
-        self.query_one(ConsolePrompt).set_class(block is not None, "-block")
+        prompt = self.query_one(ConsolePrompt)
+        prompt.set_class(block is not None, "-block")
+        prompt.placeholder = PLACEHOLDER if block is None else BLOCK_PLACEHOLDER
