@@ -9,9 +9,11 @@ import redis
 
 from ..engine.echo_mq import scripts
 from ..engine.echo_mq.cli_reply import cli_lines, clipped, resp2
-from ..engine.echo_mq.connector import raw
-from ..engine.echo_mq.console import Line, Place, Refusal, parse
+from ..engine.echo_mq.connector import raw, raw_block
+from ..engine.echo_mq.console import Kind, Line, Place, Refusal, parse
+from ..engine.echo_mq.console_block import Word, block_word
 from ..engine.stores import snapshot
+from .console_block import Blocked, Executed, Stand, clock_note, touched
 from .session import Frame, Session
 
 
@@ -41,7 +43,7 @@ class Failed:
     reason: str
 
 
-Outcome = Replied | Refusal | Failed
+Outcome = Replied | Refusal | Failed | Blocked | Executed
 """What one console line came to."""
 
 
@@ -90,6 +92,8 @@ class Console:
         self.history = History()
         self._undo: list[_Undo] = []
         self._wrote_in: tuple[tuple[str, int], ...] | None = None
+        self.block: tuple[Line, ...] | None = None
+        """The lines queued since ``MULTI``, or None when no block is open."""
 
     def place(self) -> Place:
         """Where the lines run: the session's queue, lease and store."""
@@ -100,29 +104,89 @@ class Console:
         """The line ``typed`` as the policy lets it through, or its refusal; nothing is sent."""
         return parse(typed, self.place())
 
+    def local(self, typed: str) -> Outcome | None:
+        """What ``typed`` comes to without the store (a refusal, a block word, a queued line, kept in the history),
+        or None when it must be sent."""
+        outcome = self._local(typed)
+        if outcome is not None:
+            self.history.add(typed)
+        return outcome
+
+    def _local(self, typed: str) -> Outcome | None:
+        word = block_word(typed, self.block is not None)
+        if isinstance(word, Refusal):
+            return word
+        if word is Word.MULTI:
+            self.block = ()
+            return Blocked(typed, Stand.OPENED, ())
+        if word is Word.DISCARD:
+            dropped, self.block = self.block or (), None
+            return Blocked(typed, Stand.DISCARDED, dropped)
+        if word is Word.EXEC:
+            return None
+        checked = self.check(typed)
+        if isinstance(checked, Refusal) or self.block is None:
+            return checked if isinstance(checked, Refusal) else None
+        self.block = (*self.block, checked)
+        return Blocked(typed, Stand.QUEUED, self.block)
+
     def run(self, typed: str) -> tuple[Outcome, Frame | None]:
-        """Check ``typed`` and, when allowed, send it; the frame after it (None when nothing was sent).
+        """Check ``typed`` and, when allowed, send it (EXEC sends the block); the frame after it (None when nothing
+        was sent).
 
         Call it inside ``store.io()``.
         """
+        said = self.local(typed)
+        if said is not None:
+            return said, None
         self.history.add(typed)
-        checked = self.check(typed)
-        if isinstance(checked, Refusal):
-            return checked, None
         try:
+            if self.block is not None:
+                queued, self.block = self.block, None
+                return self.execute(typed, queued), self.session.frame()
+            checked = self.check(typed)
+            if isinstance(checked, Refusal):  # local() has said it already; kept for the type
+                return checked, None
             replied = self.send(checked)
         except (redis.RedisError, OSError) as err:
             return Failed(typed, f"{type(err).__name__}: {err}"), None
         return replied, self.session.frame()
 
+    def _keep(self, keys: tuple[bytes, ...]) -> _Undo:
+        """What ``keys`` hold now, in the run on screen, so back can put them back."""
+        stepper = self.session.stepper
+        return _Undo(self.session.held, stepper, stepper.position if stepper else 0, keys,
+                     snapshot.take_keys(self.session.store.client, keys))
+
+    def _wrote(self, undo: _Undo) -> None:
+        self._undo.append(undo)
+        self._wrote_in = self.session.held
+
+    def execute(self, typed: str, queued: tuple[Line, ...]) -> Executed:
+        """Send ``queued`` in one MULTI/EXEC; before it, load a course script the store lacks and keep the union of
+        the keys the block may change, so back puts the whole block back."""
+        client = self.session.store.client
+        notes = [clock_note(self.session.store, queued)]
+        for source in (scripts.extend_locks(), scripts.extend_lock()):
+            if any(line.kind is Kind.SCRIPT and line.args[1].decode().lower() == source.sha for line in queued) \
+                    and raw(client, "SCRIPT", "EXISTS", source.sha) == [0]:
+                raw(client, "SCRIPT", "LOAD", source.source)
+                notes.append(f"the store had not loaded {source.name} yet: SCRIPT LOAD sent before MULTI")
+        keys = touched(queued)
+        undo = self._keep(keys) if keys else None
+        _, reply = raw_block(client, [line.args for line in queued])
+        if isinstance(reply, list):
+            reply = [resp2(item, b"WITHSCORES" in (arg.upper() for arg in line.args))
+                     for item, line in zip(reply, queued, strict=False)]
+        if undo is not None:
+            self._wrote(undo)
+        shown = cli_lines(reply, statuses=tuple(line.status for line in queued))
+        return Executed(typed, queued, reply, clipped(shown), undo is not None, "; ".join(n for n in notes if n))
+
     def send(self, line: Line) -> Replied:
         """Send ``line`` to the store; before a write, keep what its keys hold, so back can put them back."""
         client = self.session.store.client
-        undo = None
-        if line.kind.writes:
-            stepper = self.session.stepper
-            undo = _Undo(self.session.held, stepper, stepper.position if stepper else 0, line.touched,
-                         snapshot.take_keys(client, line.touched))
+        undo = self._keep(line.touched) if line.kind.writes else None
         note = ""
         try:
             reply: Any = raw(client, *line.args)
@@ -136,8 +200,7 @@ class Console:
             reply = err
         reply = resp2(reply, b"WITHSCORES" in (arg.upper() for arg in line.args))
         if undo is not None:
-            self._undo.append(undo)
-            self._wrote_in = self.session.held
+            self._wrote(undo)
         return Replied(line, reply, clipped(cli_lines(reply, line.status)), undo is not None, note)
 
     @staticmethod

@@ -32,9 +32,10 @@ def _quoted(value: bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
-def cli_lines(reply: Any, status: bool = False) -> list[str]:
+def cli_lines(reply: Any, status: bool = False, statuses: tuple[bool, ...] = ()) -> list[str]:
     """``reply`` (a parsed RESP2 reply, or the ResponseError raised) as redis-cli's lines; ``status`` prints a
-    simple-string reply bare, as redis-cli prints TYPE's ``zset``."""
+    simple-string reply bare, as redis-cli prints TYPE's ``zset``, and ``statuses`` does so for an array's items
+    (EXEC's replies)."""
     if isinstance(reply, redis.ResponseError):
         return [f"(error) {error_text(reply)}"]
     if reply is None:
@@ -54,7 +55,7 @@ def cli_lines(reply: Any, status: bool = False) -> list[str]:
         lines: list[str] = []
         for number, item in enumerate(reply, 1):
             head = f"{number:>{width}}) "
-            inner = cli_lines(item)
+            inner = cli_lines(item, number <= len(statuses) and statuses[number - 1])
             lines.append(head + inner[0])
             lines.extend(" " * len(head) + line for line in inner[1:])
         return lines

@@ -60,6 +60,34 @@ def raw(client: redis.Redis, *args: Any) -> Any:
         pool.release(conn)
 
 
+def raw_block(client: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> tuple[tuple[Any, ...], Any]:
+    """Send ``commands`` in one MULTI/EXEC on one connection: each command's queuing reply (``QUEUED`` or the
+    error), and EXEC's reply (its array, or the EXECABORT error), as parsed."""
+    pool = client.connection_pool
+    conn = pool.get_connection()
+    try:
+        conn.send_command("MULTI")
+        conn.read_response()
+        queued: list[Any] = []
+        for command in commands:
+            conn.send_command(*command)
+            try:
+                queued.append(conn.read_response())
+            except redis.ResponseError as err:
+                queued.append(err)
+        conn.send_command("EXEC")
+        try:
+            reply: Any = _as_sent(conn.read_response())
+        except redis.ResponseError as err:
+            reply = err
+    except BaseException:
+        conn.disconnect()  # never hand back a connection left inside a transaction
+        raise
+    finally:
+        pool.release(conn)
+    return tuple(queued), reply
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One command on the wire and what came back (a value, or the error raised)."""

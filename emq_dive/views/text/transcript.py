@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from ...engine.echo_mq.render import deadline, reply_text, wire_text
 from ...engine.fates import FateRun, WireCompare, what_differs
+from ...present.console import Outcome, Replied
+from ...present.console_block import Executed
 from ...present.session import Frame, Session
 from . import words
 
-Entry = Frame | WireCompare | FateRun
-"""One thing the learner saw: a step's frame, a wire comparison, or a fate's four verbs."""
+Said = Replied | Executed
+"""A console line (or block) the store answered."""
+Entry = Frame | WireCompare | FateRun | Said
+"""One thing the learner saw: a step's frame, a wire comparison, a fate's four verbs, or a console line's reply."""
 
 WIRE_NAMES = {4: "wire 4 (EVALSHA the script)", 6: "wire 6 (the native EMQ.EXTENDS)"}
 
@@ -48,7 +53,7 @@ class Recorder:
 
     def frame(self, frame: Frame) -> None:
         """Record a frame the screen shows; the same step shown twice in a row is kept once."""
-        last = self._entries[-1] if self._entries else None
+        last = next((e for e in reversed(self._entries) if not isinstance(e, (Replied, Executed))), None)
         if isinstance(last, Frame) and _run_of(last) == _run_of(frame) and last.step.index == frame.step.index \
                 and last.step.calls == frame.step.calls and (last.agreement is None) == (frame.agreement is None):
             return
@@ -61,6 +66,11 @@ class Recorder:
     def fate_ran(self, run: FateRun) -> None:
         """Record a fate's four verbs."""
         self._entries.append(run)
+
+    def console(self, outcome: Outcome) -> None:
+        """Record a console line the store answered (a refusal or a queued line sent nothing, so is not kept)."""
+        if isinstance(outcome, (Replied, Executed)):
+            self._entries.append(outcome)
 
     def markdown(self) -> str:
         """The run so far as Markdown."""
@@ -103,6 +113,8 @@ def markdown(entries: Iterable[Entry], title: str = "", backend: str = "") -> st
                 out += [f"*Back to step {entry.step.index}: the store is put back as that step left it.*", ""]
             out += _step(entry)
             last = entry
+        elif isinstance(entry, (Replied, Executed)):
+            out += _console(entry)  # the store pane follows, but the step on screen stays the same
         else:
             out += _compared(entry) if isinstance(entry, WireCompare) else _fate(entry)
             last = None  # the batch is set up again after either, so the next frame starts a new section
@@ -118,6 +130,19 @@ def _code(text: str) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|") or " "
+
+
+def _console(said: Said) -> list[str]:
+    """A console line and its reply as redis-cli shows them, and the arguments it sent with the $names filled in."""
+    lines = (said.line,) if isinstance(said, Replied) else said.queued
+    typed = [said.line.typed] if isinstance(said, Replied) else ["MULTI", *(line.typed for line in lines), said.typed]
+    body = [*(f"> {text}" for text in typed), *said.lines]
+    fence = "`" * max([3, *(len(run) + 1 for text in body for run in re.findall("`+", text))])
+    out = ["#### Console" + ("" if isinstance(said, Replied) else f": a MULTI block of {len(lines)}"), "",
+           fence, *body, fence, ""]
+    out += [f"- sent {_code(wire_text(line.args))}" for line in lines]
+    out += [f"- note: {said.note}"] if said.note else []
+    return [*out, ""]
 
 
 def _run_heading(frame: Frame) -> list[str]:

@@ -48,6 +48,8 @@ class Command:
     usage: str
     words: str
     run: Handler
+    more: str = ""
+    """What ``h`` adds after the key table's words: the plain mode's own sub-commands."""
 
 
 def _help(dive: Dive, _key: str, _argument: str) -> None:
@@ -71,7 +73,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(("p",), "predict", "p", "turns predict mode on or off", plain_moves.predict),
     Command(tuple(str(n) for n in range(1, 7)), "guess", "1 to 6", "answers predict mode", plain_moves.guess),
     Command(("e",), "sandbox", "e", "edits the batch in the sandbox", plain_sandbox.sandbox),
-    Command((":",), "console", ": COMMAND", "sends one console line to the dive's store", plain_console.console),
+    Command((":",), "console", ": COMMAND", "sends one console line to the dive's store", plain_console.console,
+            more=" (: MULTI opens a block whose lines are checked and queued, : EXEC sends them in one MULTI/EXEC "
+                 "transaction, : DISCARD drops them)"),
     Command(("R",), "reset", "R", "puts the lesson's batch back", plain_console.reset),
     Command(("E",), "script", "E [FILE|saved|course]", "loads your edited Lua script", plain_script.script),
     Command(("c",), "cost", "c [SIZES]", "measures what one lease costs", plain_tools.measure),
@@ -106,4 +110,4 @@ def meaning(command: Command) -> str:
 
 def help_text() -> str:
     """Every command, one per clause, in the words of the app's key table (the TUI's help says the same)."""
-    return "; ".join(f"{command.usage}: {meaning(command)}" for command in COMMANDS) + "."
+    return "; ".join(f"{command.usage}: {meaning(command)}{command.more}" for command in COMMANDS) + "."

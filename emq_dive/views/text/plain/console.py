@@ -5,6 +5,7 @@ from __future__ import annotations
 from ....engine.echo_mq.console import Refusal
 from ....present import reset as resets
 from ....present.console import Failed, Outcome
+from ....present.console_block import Blocked, Executed, block_words
 from .state import Dive
 
 YES = ("y", "yes")
@@ -16,20 +17,29 @@ def said(outcome: Outcome) -> str:
         return f"Refused, nothing sent: {outcome.reason}."
     if isinstance(outcome, Failed):
         return f"Not answered: {outcome.reason}."
+    if isinstance(outcome, Blocked):
+        said = block_words(outcome)
+        return f"{outcome.typed.strip()}: {said[:1].upper()}{said[1:]}."
+    if isinstance(outcome, Executed):
+        after = " b undoes the whole block." if outcome.undoable else ""
+        note = f" ({outcome.note})" if outcome.note else ""
+        return (f"EXEC sent MULTI, {', '.join(line.name for line in outcome.queued) or 'nothing'}, EXEC in one "
+                f"transaction; it answered{note}:{after}\n" + "\n".join(outcome.lines))
     after = " b undoes it." if outcome.undoable else ""
     note = f" ({outcome.note})" if outcome.note else ""
     return f"{outcome.line.name} answered{note}:{after}\n" + "\n".join(outcome.lines)
 
 
 def console(dive: Dive, _key: str, argument: str) -> None:
-    """Send one console line to the dive's store (the lesson's EVALSHA, the native verbs, reads of its keys)."""
-    checked = dive.console.check(argument)
-    if isinstance(checked, Refusal):  # before the store's lock: nothing is sent
-        dive.console.history.add(argument)
-        dive.say(said(checked))
+    """Send one console line to the dive's store (the lesson's EVALSHA, the native verbs, reads of its keys), or
+    open, send or drop a MULTI block of them."""
+    local = dive.console.local(argument)
+    if local is not None:  # refused, a block word or a queued line, before the store's lock: nothing is sent
+        dive.say(said(local))
         return
     with dive.session.store.io():
         outcome, frame = dive.console.run(argument)
+    dive.recorder.console(outcome)
     dive.say(said(outcome))
     if frame is not None:
         dive.keep(frame)

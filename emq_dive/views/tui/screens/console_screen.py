@@ -15,14 +15,18 @@ from textual.widgets import Input, Static
 
 from ....engine.echo_mq.console import Refusal
 from ....present.console import Console, Failed, Outcome, Replied
+from ....present.console_block import Blocked, Executed, block_words, open_words
 from ....present.session import with_seq
-from ..widgets.console_prompt import ConsolePrompt
+from ..widgets.console_prompt import PLACEHOLDER, ConsolePrompt
 from .console_moves import settled
 from .dive import DiveScreen
 from .dive_messages import FrameReady
 
 INTRO = ("console · EVALSHA $sha/$sha_one, EMQ.EXTEND(S), reads of $active $base $pending $job:ID · $lease · "
-         "↑↓ history · esc closes, then ← undoes a write")
+         "MULTI … EXEC · ↑↓ history · esc closes, then ← undoes a write")
+
+BLOCK_PLACEHOLDER = "(TX) a line to queue it · EXEC sends the block · DISCARD drops it"
+"""What the empty prompt offers while a MULTI block is open."""
 
 
 @dataclass
@@ -38,6 +42,12 @@ def said(outcome: Outcome) -> str:
         return f"refused, nothing sent: {outcome.reason}"
     if isinstance(outcome, Failed):
         return f"not answered: {outcome.reason}"
+    if isinstance(outcome, Blocked):
+        return f"> {outcome.typed} · {block_words(outcome)}"
+    if isinstance(outcome, Executed):
+        head = "\n".join(f"> {typed}" for typed in ("MULTI", *(line.typed for line in outcome.queued), outcome.typed))
+        after = " · ← undoes the whole block" if outcome.undoable else ""
+        return f"{head}{after}{' · ' + outcome.note if outcome.note else ''}\n" + "\n".join(outcome.lines)
     lines = "\n".join(outcome.lines)
     after = " · ← undoes it" if outcome.undoable else ""
     return f"> {outcome.line.typed}{after}{' · ' + outcome.note if outcome.note else ''}\n{lines}"
@@ -53,6 +63,7 @@ class ConsoleScreen(ModalScreen[None]):
     ConsoleScreen #console-reply { height: auto; max-height: 25vh; overflow-y: auto; }
     ConsoleScreen #console-reply.-error { color: $text-error; }
     ConsoleScreen ConsolePrompt, ConsoleScreen ConsolePrompt:focus { border: none; height: 1; padding: 0 1; }
+    ConsoleScreen ConsolePrompt.-block { background: $warning 20%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "close")]
 
@@ -70,21 +81,22 @@ class ConsoleScreen(ModalScreen[None]):
             yield ConsolePrompt(self.console.history)
 
     def on_mount(self) -> None:
+        self.mark_block()
         self.query_one(ConsolePrompt).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         typed = event.value
+        said = self.console.local(typed)
+        if said is not None:  # refused, a block word or a queued line: said here, before any worker or store I/O
+            event.input.value = ""
+            self.show(said)
+            return
         dive = self.dive
         if not settled(dive):
             self.show(Refusal(typed, "the store is busy with a move; send it again in a moment"))
             return
-        checked = self.console.check(typed)
         event.input.value = ""
-        if isinstance(checked, Refusal):  # refused here, before any worker or store I/O
-            self.console.history.add(typed)
-            self.show(checked)
-            return
         dive.playing = False
         self.send(typed, dive.moves.seq)
 
@@ -101,6 +113,7 @@ class ConsoleScreen(ModalScreen[None]):
         self.post_message(ConsoleReplied(outcome))
 
     def on_console_replied(self, message: ConsoleReplied) -> None:
+        self.dive.recorder.console(message.outcome)
         self.show(message.outcome)
 
     def show(self, outcome: Outcome) -> None:
@@ -108,5 +121,14 @@ class ConsoleScreen(ModalScreen[None]):
         self.outcome = outcome
         reply = self.query_one("#console-reply", Static)
         reply.update(said(outcome))
-        reply.set_class(isinstance(outcome, (Refusal, Failed)) or (isinstance(outcome, Replied) and outcome.errored),
-                        "-error")
+        reply.set_class(isinstance(outcome, (Refusal, Failed)) or (isinstance(outcome, (Replied, Executed))
+                                                                   and outcome.errored), "-error")
+        self.mark_block()
+
+    def mark_block(self) -> None:
+        """Say on the intro line and the prompt whether a MULTI block is open, and how many lines it holds."""
+        block = self.console.block
+        self.query_one("#console-intro", Static).update(INTRO if block is None else open_words(block))
+        prompt = self.query_one(ConsolePrompt)
+        prompt.set_class(block is not None, "-block")
+        prompt.placeholder = PLACEHOLDER if block is None else BLOCK_PLACEHOLDER
