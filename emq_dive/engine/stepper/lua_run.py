@@ -7,14 +7,67 @@ from typing import Any
 
 import lupa.lua51 as lupa
 
+from .lua_locals import LDB_LINE, Locals
+
 Pending = tuple[str, int, Any]
 """What a run wants next: ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
 
 _HARNESS = r"""
-local function start(source, chunkname, keys, argv)
+local format, byte, find, gsub, sub = string.format, string.byte, string.find, string.gsub, string.sub
+local concat = table.concat
+local LINE, DEPTH = LDB_LINE, 18  -- LDB's maxlen, and its LDB_MAX_VALUES_DEPTH
+local named = {['\\'] = '\\\\', ['"'] = '\\"', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t', ['\a'] = '\\a',
+               ['\b'] = '\\b'}
+local function escaped(c) return named[c] or format('\\x%02x', byte(c)) end
+local show
+local function shown_table(t, level, budget)
+  -- as LDB: an array's values, or every [key]=value; cut once both are past what the line can show
+  local array, expected, one, two, n1, n2 = true, 1, {}, {}, 0, 0
+  for k, v in next, t do
+    if array and (type(k) ~= 'number' or k ~= expected) then array = false end
+    local value = show(v, level, budget)
+    one[#one + 1] = value; n1 = n1 + #value + 2
+    local key = show(k, level, budget)
+    two[#two + 1] = '[' .. key .. ']=' .. value; n2 = n2 + #key + #value + 5
+    expected = expected + 1
+    if n1 > budget and n2 > budget then break end
+  end
+  return '{' .. concat(array and one or two, '; ') .. '}'
+end
+function show(v, level, budget)
+  local kind = type(v)
+  if kind == 'string' then
+    if find(v, '[%c"\\\128-\255]') then v = gsub(v, '[%c"\\\128-\255]', escaped) end
+    return '"' .. v .. '"'
+  elseif kind == 'number' then return format('%.14g', v)
+  elseif kind == 'boolean' then return v and 'true' or 'false'
+  elseif kind == 'nil' then return 'nil'
+  elseif kind == 'table' then
+    if level == DEPTH then return '<max recursion level reached! Nested table?>' end
+    return shown_table(v, level + 1, budget)
+  end
+  return '"' .. kind .. '@' .. (tostring(v):match('0x%x+') or '?') .. '"'
+end
+local function printed(thread, level)
+  local out, j = {}, 1
+  while true do
+    local name, value
+    if thread then name, value = debug.getlocal(thread, level, j) else name, value = debug.getlocal(level + 1, j) end
+    if not name then break end
+    if name ~= '(*temporary)' then
+      local budget = LINE - 11 - #name
+      local text = show(value, 0, budget)
+      if #text > budget then text = sub(text, 1, budget) .. ' ...' end
+      out[#out + 1] = name; out[#out + 1] = text
+    end
+    j = j + 1
+  end
+  return concat(out, '\0')
+end
+local function start(source, chunkname, keys, argv, returns)
   local trace = {}
   local redis = {}
-  local final = {}
+  local final, final_shown, final_line = {}, nil, 0
   local function watched(level)
     local vars, j = {}, 1
     while true do
@@ -36,17 +89,33 @@ local function start(source, chunkname, keys, argv)
   local env = setmetatable({KEYS = keys, ARGV = argv, redis = redis}, {__index = _G})
   local chunk = assert(loadstring(source, chunkname))
   setfenv(chunk, env)
-  local co = coroutine.create(function() local value = chunk(); return 'done', 0, value, final end)
+  local co = coroutine.create(function()
+    local value = chunk(); return 'done', 0, value, final, final_shown, final_line
+  end)
   debug.sethook(co, function(event, line)
     local info = debug.getinfo(2, 'S')
     if info.source ~= chunkname then return end
     if event == 'line' then
       trace[#trace + 1] = line
+      -- a return line's locals are read as LDB stops there, before it runs: in a return hook, the hook's own
+      -- call frame has overwritten the registers above the values returned
+      if returns[line] then final_line, final_shown = line, printed(nil, 2) end
     elseif info.what == 'main' then
       final = watched(2)
     end
   end, 'lr')
-  local function resume(reply) return coroutine.resume(co, reply) end
+  local function caller()  -- the script's function that called redis.call, in the suspended coroutine
+    for level = 0, 8 do
+      local info = debug.getinfo(co, level, 'S')
+      if info and info.source == chunkname then return level end
+    end
+  end
+  -- a call's locals are read here, outside the coroutine, where no line hook runs for each line that prints them
+  local function resume(reply)
+    local ok, kind, line, args, vars, shown, at = coroutine.resume(co, reply)
+    if ok and kind == 'call' then return ok, kind, line, args, vars, printed(co, caller()), line end
+    return ok, kind, line, args, vars, shown, at
+  end
   local function take() local lines = trace; trace = {}; return lines end
   return resume, take
 end
@@ -59,15 +128,24 @@ class LuaRun:
 
     def __init__(self, source: str, name: str, keys: Sequence[bytes], argv: Sequence[bytes]) -> None:
         self._lua = lupa.LuaRuntime(encoding=None)
-        start = self._lua.execute(_HARNESS)
+        start = self._lua.execute(_HARNESS.replace("LDB_LINE", str(LDB_LINE)))
         table = self._lua.table_from
-        self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)))
+        returns = {n: True for n, text in enumerate(source.splitlines(), 1) if text.lstrip().startswith("return")}
+        self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)),
+                                         table(returns))
         self.now: int | None = None
         self._failed: Any = None
+        self._frames: list[Locals] = []
+        self._last: bytes | None = None
 
     def lines(self) -> list[int]:
         """Source lines executed since the last call."""
         return [int(line) for line in self._take().values()]
+
+    def frames(self) -> list[Locals]:
+        """The script's locals at each call it asked for (and at its return) since the last ``frames``, in order."""
+        frames, self._frames = self._frames, []
+        return frames
 
     def advance(self, reply: Any = None) -> Pending:
         """Resume the run with ``reply`` and say what it wants next."""
@@ -76,7 +154,10 @@ class LuaRun:
             err = rest[0]
             message = err[b"err"] if lupa.lua_type(err) == "table" else err
             return "error", 0, message.decode() if isinstance(message, bytes) else str(message)
-        kind, line, value, local = [*rest, None, None, None, None][:4]
+        kind, line, value, local, shown, at = [*rest, None, None, None, None, None, None][:6]
+        if shown is not None:
+            self._frames.append(Locals(int(line) if kind == b"call" else int(at), shown, self._last))
+            self._last = shown
         if local[b"now"] is not None:
             self.now = int(local[b"now"])
         if local[b"failed"] is not None:

@@ -137,7 +137,8 @@ class Stepper:
                     clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
                     error=outcome.error, done=outcome.done, changed=frozenset(changed), notes=outcome.notes,
-                    mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)
+                    mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events,
+                    locals=outcome.locals)
 
     def reap_next(self) -> Event:
         """Ask the reaper to reap the next member not yet checked: it lands after the batch returns (the server runs
