@@ -23,6 +23,7 @@ from ...engine.stores.protocol import StoreLike
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
+from .screens import breakpoints
 from .screens.dive import DiveScreen
 from .screens.palette import DiveCommands
 from .screens.shot_size import SCREENSHOT_SIZE
@@ -107,12 +108,17 @@ class DiveApp(App[None]):
         """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
         self.whole = not self.whole
         for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
-            for pane in screen.query("WirePane, StorePane, AnswerCard"):
+            for pane in screen.query("WirePane, StorePane, AnswerCard, LocalsPane"):
                 pane.whole = self.whole  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         """Show the keys and what each pane shows."""
         self.dive.action_help()
+
+    def action_breakpoint(self) -> None:
+        """Toggle a breakpoint on the code pane's highlighted line (on the dive screen only)."""
+        if self.screen is self.dive:
+            breakpoints.toggle(self.dive)
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
