@@ -8,6 +8,7 @@ from typing import Protocol, TextIO
 
 from ....present.session import Frame, Session
 from ....tools import cost
+from ..locals_text import step_locals
 from ..transcript import Recorder
 from . import lesson as plain_lesson
 from . import words as plain_words
@@ -74,6 +75,8 @@ class Dive:
             self._follow(frame.step.source)
         self.recorder.frame(frame)
         self.say(plain_words.paragraph(frame, self.style))
+        if frame.step.locals or old is None or old.step.source != frame.step.source:  # "no locals" said once a run
+            self.say(step_locals(frame.step))
         for said in plain_words.played_text(frame):
             self.say(said)
 
