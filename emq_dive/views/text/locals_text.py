@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...engine.stepper import Step
-from ...engine.stepper.lua_locals import Local, Locals
+from ...engine.stepper.lua_locals import Local
 
 
 def pairs_text(shown: tuple[Local, ...]) -> str:
@@ -18,7 +18,3 @@ def step_locals(step: Step) -> str:
         return step.no_locals[:1].upper() + step.no_locals[1:] + "."
     return f"Locals at line {step.locals[-1].line}: {pairs_text(shown)}."
 
-
-def frame_text(frame: Locals) -> str:
-    """One call line's locals, each marked changed since the call line before."""
-    return f"line {frame.line}: {pairs_text(frame.shown)}"
