@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ....engine.stepper import Step
 from ....engine.stepper.lua_locals import Local
@@ -18,7 +18,7 @@ CHANGED = "*"
 """The mark beside a local whose value changed since the step before (or that came into scope)."""
 
 
-class LocalsPane(Static):
+class LocalsPane(Widget):
     """Shows ``Step.script_locals``: one ``name = value`` row each (a flowing row when the screen is short)."""
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -42,7 +42,7 @@ class LocalsPane(Static):
     """True when the queue's keys are shown whole, not as ``emq:{q}:`` (``v``)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)  # type: ignore[arg-type]
         self.shown: tuple[Local, ...] = ()
         """The locals on show, each with its changed mark (what a test reads)."""
         self.border_title = "locals"
@@ -71,10 +71,14 @@ class LocalsPane(Static):
     def _draw(self) -> None:
         step = self.step
         self.shown = step.script_locals if step is not None else ()
+        self.set_class(self.flowing, "-flowing")
         title = f"locals · line {step.locals[-1].line}" if step is not None and step.locals else "locals"
         if title != self.border_title:
             self.border_title = title
-        self.update(self._text(step))
+        self.refresh()  # a repaint only: the pane's size never depends on what it shows
+
+    def render(self) -> Text:
+        return self._text(self.step)
 
     def _text(self, step: Step | None) -> Text:
         muted = self.get_component_rich_style("locals-pane--muted", partial=True)
@@ -86,7 +90,6 @@ class LocalsPane(Static):
         base = "" if self.whole else base_of(step.command)
         width = max(len(one.name) for one in self.shown)
         flowing, named = self.flowing, False
-        self.set_class(flowing, "-flowing")
         out = Text(no_wrap=not flowing, overflow="ellipsis")
         # a row under the code shows the changed ones first: the rest are the ones the step before showed
         shown = sorted(self.shown, key=lambda one: not one.changed) if flowing else self.shown
