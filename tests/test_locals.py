@@ -143,5 +143,5 @@ def test_the_transcript_lists_the_locals_at_each_call_line(fake_store):
     text = markdown(recorder.entries)
     step2 = text[text.index("### Step 2 of 4"):text.index("### Step 3 of 4")]
     assert "Locals at each call line, as the server's debugger prints them (numbers in full):" in step2
-    assert '- line 19: `active = "emq:{' in step2 and "`i = 4` (changed), `id = \"JOB02\"` (changed)" in step2
-    assert text.count("- line 28: ") == 1 and '`failed = {"JOB02"; "JOB04"}` (changed)' in text
+    assert '- at line 19: `active = "emq:{' in step2 and "`i = 4` (changed), `id = \"JOB02\"` (changed)" in step2
+    assert text.count("- at line 28: ") == 1 and '`failed = {"JOB02"; "JOB04"}` (changed)' in text

@@ -114,8 +114,8 @@ KEYMAP: tuple[Key, ...] = (
         title="Back to the handle", words="start beginning restart rewind"),
     Key("End", ("end",), "end", "end", "run every remaining step and check the run", Group.STEP,
         title="Run to the end", words="finish all last"),
-    Key("space", ("space",), "play", "play", f"play to the next breakpoint, a failing member or the end, one step "
-        f"every {PACE:.1f} s; space again pauses", Group.STEP, footer=True, priority=True, title="Play / pause",
+    Key("space", ("space",), "play", "play", f"play or pause: plays to the next breakpoint, a failing member or the "
+        f"end, one step every {PACE:.1f} s", Group.STEP, footer=True, priority=True, title="Play / pause",
         words="auto run stop play to breakpoint failing"),
     Key("b", ("b",), "breakpoint", "breakpoint", "toggle a breakpoint on the code pane's highlighted line: space "
         "stops at the next step that runs it", Group.STEP, Where.APP, title="Toggle a breakpoint",

@@ -154,7 +154,7 @@ def _step(frame: Frame) -> list[str]:
             out.append("")
     if step.locals:
         out += ["Locals at each call line, as the server's debugger prints them (numbers in full):", ""]
-        out += [f"- line {frame.line}: " + ", ".join(_code(f"{one.name} = {one.value}") + " (changed)" * one.changed
+        out += [f"- at line {frame.line}: " + ", ".join(_code(f"{one.name} = {one.value}") + " (changed)" * one.changed
                                               for one in frame.shown) for frame in step.locals]
         out.append("")
     out += [f"- {words.now_text(step)}", f"- {words.failed_text(step)}"]

@@ -3,14 +3,28 @@ present layer says (a breakpoint, a failing member, the end)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from textual.notifications import SeverityLevel
+
+from ....engine.stepper import Step
 from ....present.play_to import Stop, stop_at, stop_words
-from ....present.session import Frame
+from ....present.session import Frame, Session
 from ..widgets.code_pane import CodePane
 
-if TYPE_CHECKING:
-    from .dive import DiveScreen
+
+class DiveScreen(Protocol):
+    """What these need of the dive screen (named so, not imported: the screen imports this module)."""
+
+    session: Session
+
+    @property
+    def step(self) -> Step | None: ...
+
+    def query_one(self, selector: type[CodePane]) -> CodePane: ...
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
 
 
 def toggle(screen: DiveScreen) -> None:
