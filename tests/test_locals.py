@@ -124,8 +124,10 @@ def plain(store, typed: str) -> str:
 def test_the_plain_mode_says_the_locals_toggles_a_breakpoint_and_plays_to_it(fake_store):
     said = plain(fake_store, "\nb 22\nhome\n>\n>\n>\nb\nb x\n")
     paragraphs = said.split("\n\n")
-    assert "No Lua locals yet: the handle is Python (jobs.py), and the script has not started." in paragraphs
-    assert any(p.startswith("Locals at line 22: active = ") and "att = \"1\" (changed)" in p for p in paragraphs)
+    assert paragraphs[1].startswith("Step 0 of 4") and paragraphs[1].endswith(
+        " No Lua locals yet: the handle is Python (jobs.py), and the script has not started.")
+    assert any(p.startswith("Step 1 of 4") and " Locals at line 22: active = " in p and 'att = "1" (changed)' in p
+               for p in paragraphs), "each step's paragraph ends with its locals"
     assert "Breakpoint on line 22 of extend_locks.lua: > plays to the next step that runs it. Breakpoints in " \
            "extend_locks.lua: 22." in paragraphs
     plays = [p for p in paragraphs if p.startswith("Played from")]

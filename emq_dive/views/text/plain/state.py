@@ -74,9 +74,10 @@ class Dive:
         if old is None or old.step.source != frame.step.source:
             self._follow(frame.step.source)
         self.recorder.frame(frame)
-        self.say(plain_words.paragraph(frame, self.style))
+        said = plain_words.paragraph(frame, self.style)
         if frame.step.locals or old is None or old.step.source != frame.step.source:  # "no locals" said once a run
-            self.say(step_locals(frame.step))
+            said += " " + step_locals(frame.step)
+        self.say(said)
         for said in plain_words.played_text(frame):
             self.say(said)
 
