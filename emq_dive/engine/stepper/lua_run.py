@@ -20,25 +20,47 @@ local named = {['\\'] = '\\\\', ['"'] = '\\"', ['\n'] = '\\n', ['\r'] = '\\r', [
                ['\b'] = '\\b'}
 local function escaped(c) return named[c] or format('\\x%02x', byte(c)) end
 local show
+local memo = setmetatable({}, {__mode = 'k'})
 local function shown_table(t, level, budget)
-  -- as LDB: an array's values, or every [key]=value; cut once both are past what the line can show
-  local array, expected, one, two, n1, n2 = true, 1, {}, {}, 0, 0
+  -- as LDB: an array's values, or every [key]=value; cut once both are past what the line can show. The text is
+  -- kept with the pairs it was made of, and reused while the table yields the same pairs (a long failed list)
+  local m = memo[t]
+  if m and m.budget == budget then
+    local k, v, same = nil, nil, true
+    for j = 1, m.n do
+      k, v = next(t, k)
+      if k ~= m.keys[j] or v ~= m.values[j] then same = false; break end
+    end
+    if same and (m.cut or next(t, k) == nil) then return m.text end
+  end
+  local array, expected, one, two, n1, n2, keys, values, plain, cut = true, 1, {}, {}, 0, 0, {}, {}, true, false
   for k, v in next, t do
     if array and (type(k) ~= 'number' or k ~= expected) then array = false end
+    if type(k) == 'table' or type(v) == 'table' then plain = false end
     local value = show(v, level, budget)
     one[#one + 1] = value; n1 = n1 + #value + 2
     local key = show(k, level, budget)
     two[#two + 1] = '[' .. key .. ']=' .. value; n2 = n2 + #key + #value + 5
+    keys[expected], values[expected] = k, v
     expected = expected + 1
-    if n1 > budget and n2 > budget then break end
+    if n1 > budget and n2 > budget then cut = true; break end
   end
-  return '{' .. concat(array and one or two, '; ') .. '}'
+  local text = '{' .. concat(array and one or two, '; ') .. '}'
+  if plain then memo[t] = {budget = budget, n = expected - 1, keys = keys, values = values, cut = cut, text = text} end
+  return text
 end
+local quoted, cached = {}, 0  -- each string's printed form, for the few calls of a member that print it again
 function show(v, level, budget)
   local kind = type(v)
   if kind == 'string' then
-    if find(v, '[%c"\\\128-\255]') then v = gsub(v, '[%c"\\\128-\255]', escaped) end
-    return '"' .. v .. '"'
+    local text = quoted[v]
+    if text then return text end
+    if cached > 4096 then quoted, cached = {}, 0 end
+    text = v
+    if find(text, '[%c"\\\128-\255]') then text = gsub(text, '[%c"\\\128-\255]', escaped) end
+    text = '"' .. text .. '"'
+    quoted[v], cached = text, cached + 1
+    return text
   elseif kind == 'number' then return format('%.14g', v)
   elseif kind == 'boolean' then return v and 'true' or 'false'
   elseif kind == 'nil' then return 'nil'
@@ -104,10 +126,13 @@ local function start(source, chunkname, keys, argv, returns)
       final = watched(2)
     end
   end, 'lr')
+  local found = 0
   local function caller()  -- the script's function that called redis.call, in the suspended coroutine
+    local info = debug.getinfo(co, found, 'S')
+    if info and info.source == chunkname then return found end
     for level = 0, 8 do
-      local info = debug.getinfo(co, level, 'S')
-      if info and info.source == chunkname then return level end
+      info = debug.getinfo(co, level, 'S')
+      if info and info.source == chunkname then found = level; return level end
     end
   end
   -- a call's locals are read here, outside the coroutine, where no line hook runs for each line that prints them
