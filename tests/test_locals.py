@@ -147,3 +147,17 @@ def test_the_transcript_lists_the_locals_at_each_call_line(fake_store):
     assert "Locals at each call line, as the server's debugger prints them (numbers in full):" in step2
     assert '- at line 19: `active = "emq:{' in step2 and "`i = 4` (changed), `id = \"JOB02\"` (changed)" in step2
     assert text.count("- at line 28: ") == 1 and '`failed = {"JOB02"; "JOB04"}` (changed)' in text
+
+
+def test_a_table_changed_in_place_prints_anew_at_the_next_call():
+    source = "local t = {1}\nredis.call('PING')\nt[1] = 2\nredis.call('PING')\nt[2] = 'x'\nredis.call('PING')\n" \
+             "local n = {t}\nredis.call('PING')\nt[3] = true\nredis.call('PING')\nreturn 1\n"
+    lua = LuaRun(source, "mutates.lua", [], [])
+    pending = lua.advance()
+    while pending[0] == "call":
+        pending = lua.advance(b"PONG")
+    frames = lua.frames()
+    assert [frame.line for frame in frames] == [2, 4, 6, 8, 10, 11], "each call line, then the return"
+    shown = [dict(frame.pairs) for frame in frames]
+    assert [one["t"] for one in shown] == ["{1}", "{2}", '{2; "x"}', '{2; "x"}', '{2; "x"; true}', '{2; "x"; true}']
+    assert shown[4]["n"] == '{{2; "x"; true}}', "a table inside a table is printed afresh each time"
