@@ -4,8 +4,15 @@ breakpoint, a failing member or the end, as the TUI's ``b`` and space do."""
 from __future__ import annotations
 
 from ....present.play_to import stop_at, stop_words
+from ....present.session import Frame
 from . import steps as plain_steps
 from .state import Dive
+from .words import question
+
+
+def asks(frame: Frame) -> bool:
+    """True while predict mode waits for a guess before the next step runs."""
+    return frame.played is not None and frame.played.asks is not None
 
 
 def back_or_break(dive: Dive, key: str, argument: str) -> None:
@@ -38,14 +45,18 @@ def play(dive: Dive, _key: str, _argument: str) -> None:
     if frame.step.done:
         dive.say("The run is over. home goes back to the handle, and > plays again from there.")
         return
+    if asks(frame):
+        dive.say(f"The step waits for your guess. {question(frame)} Or p stops predicting.")
+        return
     session, start = dive.session, frame.step.index
     with session.store.io():
         while True:
             frame = session.goto(frame.step.index + 1)
             dive.recorder.frame(frame)
             stop = stop_at(frame.step, session.breakpoints)
-            if stop is not None:
+            if stop is not None or asks(frame):
                 break
-    said = stop_words(frame.step, stop, session.breakpoints)
+    said = stop_words(frame.step, stop, session.breakpoints) if stop is not None else \
+        "stopped where predict mode asks about the next member"
     dive.say(f"Played from step {start} to step {frame.step.index}: {said}.")
     dive.show(frame)
