@@ -9,7 +9,7 @@ from emq_dive.course.lessons import load
 from emq_dive.engine import fates
 from emq_dive.engine.echo_mq import scripts
 from emq_dive.engine.stepper import Stepper
-from emq_dive.engine.stepper.lua_locals import LDB_LINE, Locals, ldb_numbers
+from emq_dive.engine.stepper.lua_locals import KEYFRAME, LDB_LINE, Local, Locals, ldb_numbers
 from emq_dive.engine.stepper.lua_run import LuaRun
 from emq_dive.present.play_to import Breakpoints, Stop, stop_at
 from emq_dive.present.session import Session
@@ -98,7 +98,13 @@ def test_values_print_as_ldb_prints_them_escaped_and_trimmed():
     assert len(f"<value> failed = {failed}") == LDB_LINE + 4, "cut where LDB cuts a line, and ' ...' after"
     assert ldb_numbers('{1700000000123; "1700000000123"; 2; 0.5}') == '{1.7e+12; "1700000000123"; 2; 0.5}'
     assert not hasattr(frames[0], "__dict__"), "a frame is a slotted object: three references"
-    assert Locals(3, b"x\x001", b"x\x002").shown[0].changed
+    hgets = [frame for frame in frames if frame.line == 19]
+    assert [frame.value("i") for frame in hgets] == [str(i) for i in range(2, 2 * len(hgets) + 1, 2)]
+    assert len(hgets) == 201 and sum(frame.base is None for frame in frames) == -(-len(frames) // KEYFRAME)
+    assert [dict(frame.pairs).get("id") for frame in hgets[-2:]] == ['"JOB198"', '"JOB199"']
+    whole = Locals(3, b"k1\x001\x00*\x00x\x001")
+    assert whole.shown == (Local("x", "1", True),)
+    assert Locals(4, b'd2\x002\x00*\x00y\x00"a"', whole).shown == (Local("x", "1", False), Local("y", '"a"', True))
 
 
 def test_play_stops_at_a_breakpoint_a_failing_member_or_the_end(fake_store):

@@ -14,6 +14,8 @@ NO_LOCALS = {
 }
 """Why a step of a kind of code shows no Lua locals, by ``Step.source``."""
 NO_CALL = "no Lua locals: this step reached no call line of the script"
+KEYFRAME = 16
+"""One frame in this many is kept whole; the rest keep only what changed, so reading one reads at most this many."""
 
 _NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w@.])-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|inf|nan)(?![\w.])')
 
@@ -35,41 +37,42 @@ class Local:
 @dataclass(frozen=True, slots=True)
 class Locals:
     """The script's locals where it called ``redis.call`` (or returned), read from the running Lua with
-    ``debug.getlocal``, kept as the harness printed them so a 100,000-member run stays small."""
+    ``debug.getlocal``; kept as what changed since the frame before, so a 100,000-member run stays small."""
 
     line: int
     """The script line the locals were read at: a call line, or the ``return``."""
     raw: bytes
-    """``name NUL value NUL …``, each value as LDB prints it but with numbers in full (Lua's own ``%.14g``)."""
-    before: bytes | None = None
-    """The previous frame's ``raw`` in the same run (None for the first): what ``changed`` compares against."""
+    """``k`` (every local) or ``d`` (only those changed since ``base``), the count of locals, then for each one
+    sent: its position, ``*`` when it changed, its name and its value as LDB prints it, numbers in full (Lua's
+    own ``%.14g``), all NUL-separated."""
+    base: Locals | None = None
+    """The frame before, whose locals this one's unsent ones are (None for a whole frame: one in KEYFRAME)."""
+
+    def _sent(self) -> tuple[int, list[tuple[int, bool, str, str]]]:
+        parts = self.raw[1:].decode("latin-1").split("\0")
+        quads = parts[1:]
+        return int(parts[0]), [(int(quads[k]) - 1, quads[k + 1] == "*", quads[k + 2], quads[k + 3])
+                               for k in range(0, len(quads), 4)]
 
     @property
     def pairs(self) -> tuple[tuple[str, str], ...]:
         """Each local as (name, value), in the order the script declared them."""
-        return _pairs(self.raw)
+        count, sent = self._sent()
+        rows = list(self.base.pairs[:count]) if self.base is not None else []
+        rows += [("", "")] * (count - len(rows))
+        for k, _, name, value in sent:
+            rows[k] = (name, value)
+        return tuple(rows)
 
     @property
     def shown(self) -> tuple[Local, ...]:
         """Each local, marked changed when its value differs from the frame before (or it is new)."""
-        return self.since(self.before)
-
-    def since(self, before: bytes | None) -> tuple[Local, ...]:
-        """Each local, marked changed when it differs from the same slot of the frame ``before`` (raw) or is new."""
-        old = _pairs(before) if before is not None else ()
-        return tuple(Local(name, value, k >= len(old) or old[k] != (name, value))
-                     for k, (name, value) in enumerate(self.pairs))
+        changed = {k for k, flag, _, _ in self._sent()[1] if flag}
+        return tuple(Local(name, value, k in changed) for k, (name, value) in enumerate(self.pairs))
 
     def value(self, name: str) -> str | None:
         """The innermost local called ``name``, or None when none is in scope."""
         return next((value for n, value in reversed(self.pairs) if n == name), None)
-
-
-def _pairs(raw: bytes) -> tuple[tuple[str, str], ...]:
-    if not raw:
-        return ()
-    parts = raw.decode("latin-1").split("\0")
-    return tuple(zip(parts[::2], parts[1::2], strict=True))
 
 
 def ldb_numbers(value: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import lupa.lua51 as lupa
 
-from .lua_locals import LDB_LINE, Locals
+from .lua_locals import KEYFRAME, LDB_LINE, Locals
 
 Pending = tuple[str, int, Any]
 """What a run wants next: ``('call', line, args)``, ``('done', 0, value)`` or ``('error', 0, message)``."""
@@ -15,7 +15,7 @@ Pending = tuple[str, int, Any]
 _HARNESS = r"""
 local format, byte, find, gsub, sub = string.format, string.byte, string.find, string.gsub, string.sub
 local concat = table.concat
-local LINE, DEPTH = LDB_LINE, 18  -- LDB's maxlen, and its LDB_MAX_VALUES_DEPTH
+local LINE, DEPTH, EVERY = @LDB_LINE@, 18, @KEYFRAME@  -- LDB's maxlen, its LDB_MAX_VALUES_DEPTH, a whole frame
 local named = {['\\'] = '\\\\', ['"'] = '\\"', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t', ['\a'] = '\\a',
                ['\b'] = '\\b'}
 local function escaped(c) return named[c] or format('\\x%02x', byte(c)) end
@@ -71,7 +71,7 @@ function show(v, level, budget)
   return '"' .. kind .. '@' .. (tostring(v):match('0x%x+') or '?') .. '"'
 end
 local function printed(thread, level)
-  local out, j = {}, 1
+  local names, texts, j = {}, {}, 1
   while true do
     local name, value
     if thread then name, value = debug.getlocal(thread, level, j) else name, value = debug.getlocal(level + 1, j) end
@@ -80,16 +80,32 @@ local function printed(thread, level)
       local budget = LINE - 11 - #name
       local text = show(value, 0, budget)
       if #text > budget then text = sub(text, 1, budget) .. ' ...' end
-      out[#out + 1] = name; out[#out + 1] = text
+      names[#names + 1] = name; texts[#texts + 1] = text
     end
     j = j + 1
   end
-  return concat(out, '\0')
+  return names, texts
 end
 local function start(source, chunkname, keys, argv, returns)
   local trace = {}
   local redis = {}
-  local final, final_shown, final_line = {}, nil, 0
+  local final, final_names, final_texts, final_line = {}, nil, nil, 0
+  local last_names, last_texts, framed_count = {}, {}, 0
+  -- a frame as Python keeps it: ``k`` (whole) or ``d`` (only what changed since the frame before), the count of
+  -- locals, then position, ``*`` when changed, name and printed value for each one sent; every EVERY-th whole
+  local function framed(names, texts)
+    framed_count = framed_count + 1
+    local whole = framed_count % EVERY == 1
+    local out = {#names}
+    for k = 1, #names do
+      local changed = names[k] ~= last_names[k] or texts[k] ~= last_texts[k]
+      if whole or changed then
+        out[#out + 1] = k; out[#out + 1] = changed and '*' or ''; out[#out + 1] = names[k]; out[#out + 1] = texts[k]
+      end
+    end
+    last_names, last_texts = names, texts
+    return (whole and 'k' or 'd') .. concat(out, '\0')
+  end
   local function watched(level)
     local vars, j = {}, 1
     while true do
@@ -112,7 +128,7 @@ local function start(source, chunkname, keys, argv, returns)
   local chunk = assert(loadstring(source, chunkname))
   setfenv(chunk, env)
   local co = coroutine.create(function()
-    local value = chunk(); return 'done', 0, value, final, final_shown, final_line
+    local value = chunk(); return 'done', 0, value, final, final_names, final_texts, final_line
   end)
   debug.sethook(co, function(event, line)
     local info = debug.getinfo(2, 'S')
@@ -121,7 +137,7 @@ local function start(source, chunkname, keys, argv, returns)
       trace[#trace + 1] = line
       -- a return line's locals are read as LDB stops there, before it runs: in a return hook, the hook's own
       -- call frame has overwritten the registers above the values returned
-      if returns[line] then final_line, final_shown = line, printed(nil, 2) end
+      if returns[line] then final_line, final_names, final_texts = line, printed(nil, 2) end
     elseif info.what == 'main' then
       final = watched(2)
     end
@@ -137,9 +153,10 @@ local function start(source, chunkname, keys, argv, returns)
   end
   -- a call's locals are read here, outside the coroutine, where no line hook runs for each line that prints them
   local function resume(reply)
-    local ok, kind, line, args, vars, shown, at = coroutine.resume(co, reply)
-    if ok and kind == 'call' then return ok, kind, line, args, vars, printed(co, caller()), line end
-    return ok, kind, line, args, vars, shown, at
+    local ok, kind, line, args, vars, names, texts, at = coroutine.resume(co, reply)
+    if ok and kind == 'call' then return ok, kind, line, args, vars, framed(printed(co, caller())), line end
+    if ok and kind == 'done' and names then return ok, kind, line, args, vars, framed(names, texts), at end
+    return ok, kind, line, args, vars
   end
   local function take() local lines = trace; trace = {}; return lines end
   return resume, take
@@ -153,7 +170,7 @@ class LuaRun:
 
     def __init__(self, source: str, name: str, keys: Sequence[bytes], argv: Sequence[bytes]) -> None:
         self._lua = lupa.LuaRuntime(encoding=None)
-        start = self._lua.execute(_HARNESS.replace("LDB_LINE", str(LDB_LINE)))
+        start = self._lua.execute(_HARNESS.replace("@LDB_LINE@", str(LDB_LINE)).replace("@KEYFRAME@", str(KEYFRAME)))
         table = self._lua.table_from
         returns = {n: True for n, text in enumerate(source.splitlines(), 1) if text.lstrip().startswith("return")}
         self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)),
@@ -161,7 +178,7 @@ class LuaRun:
         self.now: int | None = None
         self._failed: Any = None
         self._frames: list[Locals] = []
-        self._last: bytes | None = None
+        self._last: Locals | None = None
 
     def lines(self) -> list[int]:
         """Source lines executed since the last call."""
@@ -181,8 +198,10 @@ class LuaRun:
             return "error", 0, message.decode() if isinstance(message, bytes) else str(message)
         kind, line, value, local, shown, at = [*rest, None, None, None, None, None, None][:6]
         if shown is not None:
-            self._frames.append(Locals(int(line) if kind == b"call" else int(at), shown, self._last))
-            self._last = shown
+            frame = Locals(int(line) if kind == b"call" else int(at), shown,
+                           None if shown[:1] == b"k" else self._last)
+            self._frames.append(frame)
+            self._last = frame
         if local[b"now"] is not None:
             self.now = int(local[b"now"])
         if local[b"failed"] is not None:

@@ -127,8 +127,12 @@ class Step:
 
     @property
     def script_locals(self) -> tuple[Local, ...]:
-        """The locals at this step's last call line (or return), each marked changed since the step before's."""
-        return self.locals[-1].since(self.locals[0].before) if self.locals else ()
+        """The locals at this step's last call line (or return), each marked changed when it changed at one of this
+        step's call lines (since the step before's last)."""
+        if not self.locals:
+            return ()
+        changed = {one.name for frame in self.locals for one in frame.shown if one.changed}
+        return tuple(Local(one.name, one.value, one.name in changed) for one in self.locals[-1].shown)
 
     @property
     def no_locals(self) -> str:
