@@ -114,8 +114,12 @@ KEYMAP: tuple[Key, ...] = (
         title="Back to the handle", words="start beginning restart rewind"),
     Key("End", ("end",), "end", "end", "run every remaining step and check the run", Group.STEP,
         title="Run to the end", words="finish all last"),
-    Key("space", ("space",), "play", "play", f"play or pause, one step every {PACE:.1f} s", Group.STEP,
-        footer=True, priority=True, title="Play / pause", words="auto run stop"),
+    Key("space", ("space",), "play", "play", f"play or pause: plays to the next breakpoint, a failing member or the "
+        f"end, one step every {PACE:.1f} s", Group.STEP, footer=True, priority=True, title="Play / pause",
+        words="auto run stop play to breakpoint failing"),
+    Key("b", ("b",), "breakpoint", "breakpoint", "toggle a breakpoint on the code pane's highlighted line: space "
+        "stops at the next step that runs it", Group.STEP, Where.APP, title="Toggle a breakpoint",
+        words="break stop line debugger pause mark"),
     Key("w", ("w",), "wire", "wire 4⇄6", "switch the wire (4 · EVALSHA ⇄ 6 · EMQ.EXTENDS) and compare both twins",
         Group.STEP, footer=True, title="Switch the wire", words="native evalsha compare twin module"),
     Key("f", ("f",), "fates", "fates", "pick a job's fate: run all four verbs on it, or give it to a member",

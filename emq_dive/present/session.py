@@ -15,6 +15,7 @@ from ..engine.stepper import MODES, Agreement, Check, Event, Judged, ModeRefused
 from ..engine.stepper.modes import choose
 from ..engine.stores.protocol import StoreLike
 from . import store_view
+from .play_to import Breakpoints
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class Session:
         self._answer = ""
         self._runs = 0
         self._early: Future[Frame] | None = None
+        self.breakpoints = Breakpoints()
+        """The lines the learner marked with ``b``, where playing forward stops."""
         self.run_mode = "batch"
         """``batch`` or ``singles``: how ``m`` sends the held list."""
         self.guard_off = False

@@ -11,6 +11,7 @@ import redis
 from ..echo_mq import scripts
 from ..echo_mq.connector import Connector, raw
 from ..stores.protocol import StoreLike
+from .lua_locals import Locals
 from .lua_run import LuaRun, Pending
 from .model import Call, Member, Step
 from .timeline import is_write
@@ -59,6 +60,8 @@ class Outcome:
     notes: tuple[str, ...] = ()
     round_trips: int = 0
     """Client commands this step stands for: 1 for a batch's first step and for each single call."""
+    locals: tuple[Locals, ...] = ()
+    """The script's locals at each call this step sent (and at its return), for Lua code."""
 
 
 class Handle(Protocol):

@@ -12,6 +12,7 @@ from ..echo_mq.scripts import marker_lines
 from .checks import checked, failed_reason
 from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, drive_lua, register, run_atomic
 from .handle import BatchHandle
+from .lua_locals import Locals
 from .lua_run import LuaRun, Pending
 from .model import Call, Member, Step
 from .outcome import Errored, Verdict
@@ -48,6 +49,8 @@ class LuaDriver:
         self._run: LuaRun | None = None
         self._pending: Pending = ("call", 0, [])
         self._carry: list[int] = []
+        self._frames: list[Locals] = []
+        """The locals of the call the run waits to send: the next step sends it."""
 
     def title(self, index: int, done: bool, error: str | None) -> str:
         held = self._batch.held
@@ -74,6 +77,7 @@ class LuaDriver:
             self._pending = run.advance(call.reply)
         lines += run.lines()
         self._carry = lines[_cut(lines, self.marks.get("loop", 0)):] if recorded else lines
+        self._frames = run.frames()[-1:] if self._pending[0] == "call" else []
 
     def step(self, before: Step) -> Outcome:
         run = self._run
@@ -98,13 +102,15 @@ class LuaDriver:
         error: str | None = value if kind == "error" else None
         lines += run.lines()
         self._carry = []
+        frames, self._frames = [*self._frames, *run.frames()], []
         if self._pending[0] == "call":
             cut = _cut(lines, self.marks.get("loop", 0))
             lines, self._carry = lines[:cut], lines[cut:]
+            frames, self._frames = frames[:-1], frames[-1:]
         failed = tuple(f.decode() for f in run.failed_from(len(before.failed)))
         members = (self._member(before.members[index - 1], calls, lines, failed),) if member_started else ()
         return Outcome(tuple(lines), tuple(calls), run.now, reply, error, self._pending[0] != "call",
-                       members, failed, round_trips=1 if index == 1 else 0)
+                       members, failed, round_trips=1 if index == 1 else 0, locals=tuple(frames))
 
     def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
         return run_atomic(self._batch, self.wire, between)

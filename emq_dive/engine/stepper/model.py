@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .lua_locals import NO_CALL, NO_LOCALS, Local, Locals
 from .outcome import NOT_REACHED, Checked, Failed, Passed, Raised, Reason, Verdict
 
 Reply = object
@@ -121,6 +122,22 @@ class Step:
     """Each single call's own clock read so far, in call order (a batch leaves it empty and reads ``now`` once)."""
     raised: Sequence[int] = ()
     """The indices of the members whose own single call raised so far, in call order."""
+    locals: tuple[Locals, ...] = ()
+    """The script's locals at each call line this step sent from (and at its return), in order; Lua code only."""
+
+    @property
+    def script_locals(self) -> tuple[Local, ...]:
+        """The locals at this step's last call line (or return), each marked changed when it changed at one of this
+        step's call lines (since the step before's last)."""
+        if not self.locals:
+            return ()
+        changed = {one.name for frame in self.locals for one in frame.shown if one.changed}
+        return tuple(Local(one.name, one.value, one.name in changed) for one in self.locals[-1].shown)
+
+    @property
+    def no_locals(self) -> str:
+        """Why this step shows no Lua locals, or empty when it has them."""
+        return "" if self.locals else NO_LOCALS.get(self.source, NO_CALL)
 
     @property
     def shown_calls(self) -> tuple[Call, ...]:

@@ -15,6 +15,7 @@ from .checks import checked
 from .driver import Batch, Handle, Interlude, Outcome, drive_lua, register
 from .handle import Sent, SinglesHandle, answer_single, capture_single
 from .hosts import ClientHost
+from .lua_locals import Locals
 from .lua_run import LuaRun
 from .model import Call, Member, Step
 from .native_driver import NATIVE_MARKS, run_twin
@@ -40,6 +41,8 @@ class CallRun:
     notes: tuple[str, ...] = ()
     epoch: bytes | None = None
     """The lease_epoch the call stamped (wire 6)."""
+    locals: tuple[Locals, ...] = ()
+    """The script's locals at each of its calls and its return (wire 4)."""
 
 
 class _Singles:
@@ -91,7 +94,7 @@ class _Singles:
         raised = answer_single(self.wire, self._queue, job_id, token, self._batch.lease_ms, ran.reply, ran.error)
         member = _member(before.members[index], ran, raised)
         return Outcome(ran.lines, ran.calls, ran.now, ran.reply, None, index + 1 == len(held), (member,),
-                       notes=ran.notes, round_trips=1)
+                       notes=ran.notes, round_trips=1, locals=ran.locals)
 
     def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
         """Every call through the project's connector, one command each: the first command, and each reply or error."""
@@ -158,7 +161,8 @@ class SinglesLuaDriver(_Singles):
         checks = checked(attempts, token_ok, by_verb.get(b"ZSCORE"), b"ZSCORE" in by_verb) if b"HGET" in by_verb \
             else (NOT_REACHED, NOT_REACHED, NOT_REACHED)
         zadd = next((call.sent for call in calls if call.sent[0] == b"ZADD"), None)
-        return CallRun(tuple(lines), tuple(calls), run.now, reply, error, checks, int(float(zadd[2])) if zadd else None)
+        return CallRun(tuple(lines), tuple(calls), run.now, reply, error, checks, int(float(zadd[2])) if zadd else None,
+                       locals=tuple(run.frames()))
 
 
 @register(6, "singles")

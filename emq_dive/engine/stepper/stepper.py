@@ -146,7 +146,8 @@ class Stepper:
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
                     error=outcome.error, done=outcome.done, changed=frozenset(changed),
                     notes=(*outcome.notes, *((ATOMIC_OFF,) if self.stepped_only and outcome.done else ())),
-                    mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)
+                    mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events,
+                    locals=outcome.locals)
 
     def reap_next(self) -> Event:
         """Ask the reaper to reap the next member not yet checked: it lands after the batch returns (the server runs

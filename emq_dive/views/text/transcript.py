@@ -177,6 +177,11 @@ def _step(frame: Frame) -> list[str]:
                 f"{words.write_text(call, step.now)}" for call in written]
         if written:
             out.append("")
+    if step.locals:
+        out += ["Locals at each call line, as the server's debugger prints them (numbers in full):", ""]
+        out += [f"- at line {frame.line}: " + ", ".join(_code(f"{one.name} = {one.value}") + " (changed)" * one.changed
+                                              for one in frame.shown) for frame in step.locals]
+        out.append("")
     out += [f"- {words.now_text(step)}", f"- {words.failed_text(step)}"]
     out += [f"- note: {note}" for note in step.notes]
     out.append("")

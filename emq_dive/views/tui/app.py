@@ -25,6 +25,7 @@ from ...present import reset
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
+from .screens import breakpoints
 from .screens.console_moves import ConsoleUndone, console_of, settled
 from .screens.dive import DiveScreen
 from .screens.dive_messages import Compared, FateRan
@@ -161,7 +162,7 @@ class DiveApp(App[None]):
         """Show the queue's keys and the clock values whole in the wire and store panes, or short again."""
         self.whole = not self.whole
         for screen in self.screen_stack:  # the dive's panes, and the answer cards of a fate view on top of it
-            for pane in screen.query("WirePane, StorePane, AnswerCard"):
+            for pane in screen.query("WirePane, StorePane, AnswerCard, LocalsPane"):
                 pane.whole = self.whole  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
@@ -204,6 +205,11 @@ class DiveApp(App[None]):
 
     def on_compared(self, message: Compared) -> None:
         self.missions.answers((message.compared.scripted, message.compared.native))
+
+    def action_breakpoint(self) -> None:
+        """Toggle a breakpoint on the code pane's highlighted line (on the dive screen only)."""
+        if self.screen is self.dive:
+            breakpoints.toggle(self.dive)
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from ....present.keymap import by_action
 from . import (
     console as plain_console,
+)
+from . import (
     missions as plain_missions,
 )
 from . import (
@@ -15,6 +17,9 @@ from . import (
 )
 from . import (
     panes as plain_panes,
+)
+from . import (
+    play as plain_play,
 )
 from . import (
     sandbox as plain_sandbox,
@@ -50,6 +55,8 @@ class Command:
     run: Handler
     more: str = ""
     """What ``h`` adds after the key table's words: the plain mode's own sub-commands."""
+    own_words: bool = False
+    """True when the plain mode says its own words, not the key table's (its move differs from the key's)."""
 
 
 def _help(dive: Dive, _key: str, _argument: str) -> None:
@@ -62,9 +69,13 @@ def _quit(dive: Dive, _key: str, _argument: str) -> None:
 
 COMMANDS: tuple[Command, ...] = (
     Command(("",), "forward", "Enter", "steps", plain_steps.forward),
-    Command(("b",), "back", "b", "goes back", plain_steps.back),
+    Command(("b",), "back", "b", "goes back", plain_play.back_or_break),
+    Command((), "breakpoint", "b N", "toggles a breakpoint on line N of the code on show; > stops at the next step "
+            "that runs it", plain_play.breakpoint_at, own_words=True),
     Command(("home",), "home", "home", "goes back to the handle", plain_steps.home),
     Command(("end",), "end", "end", "runs every remaining step", plain_steps.end),
+    Command((">", "play"), "play", ">", "plays forward to the next breakpoint, a failing member or the end, and "
+            "says the step it stops at", plain_play.play, own_words=True),
     Command(("w",), "wire", "w", "switches the wire", plain_steps.wire),
     Command(("f",), "fates", "f", "gives a member a fate", plain_steps.fate),
     Command(("m",), "mode", "m", "switches the run mode, batch or singles", plain_moves.mode),
@@ -105,7 +116,7 @@ BY_KEY: Mapping[str, Command] = {key: command for command in COMMANDS for key in
 def meaning(command: Command) -> str:
     """What a command does: the app's key table's words for its action, or its own for a plain-only command."""
     key = by_action(command.action)
-    return key.help if key is not None else command.words
+    return key.help if key is not None and not command.own_words else command.words
 
 
 def help_text() -> str:

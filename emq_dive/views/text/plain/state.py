@@ -10,6 +10,7 @@ from ....present.console import Console
 from ....present.reset import Baseline
 from ....present.session import Frame, Session
 from ....tools import cost
+from ..locals_text import step_locals
 from ..transcript import Recorder
 from . import lesson as plain_lesson
 from . import words as plain_words
@@ -84,7 +85,10 @@ class Dive:
         if old is None or old.step.source != frame.step.source:
             self._follow(frame.step.source)
         self.recorder.frame(frame)
-        self.say(plain_words.paragraph(frame, self.style))
+        said = plain_words.paragraph(frame, self.style)
+        if frame.step.locals or old is None or old.step.source != frame.step.source:  # "no locals" said once a run
+            said += " " + step_locals(frame.step)
+        self.say(said)
         for said in plain_words.played_text(frame):
             self.say(said)
         self.noticed(frame)

@@ -23,7 +23,7 @@ from ..widgets.lesson_caption import LessonCaption
 from ..widgets.lesson_follow import SectionShown
 from ..widgets.lesson_pane import LessonPane
 from . import dive_tools as tools
-from .dive_layout import HEIGHTS, WIDTHS, panes, set_size_classes
+from .dive_layout import HEIGHTS, WIDTHS, panes, play_stops, set_size_classes
 from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
 from .guard_offer import offer_wire, what_if_elsewhere
 from .learner_moves import Remode, next_mode, toggled_guard
@@ -126,7 +126,7 @@ class DiveScreen(Screen[None]):
             self.busy = ""
         self.recorder.frame(frame)
         self.frame = frame
-        if frame.step.done:
+        if frame.step.done or (self.playing and play_stops(self, frame)):
             self.playing = False
 
     def on_frame_ready(self, message: FrameReady) -> None:

@@ -17,6 +17,7 @@ from ..widgets.code_pane import CodePane
 from ..widgets.dive_header import DiveHeader
 from ..widgets.lesson_caption import LessonCaption
 from ..widgets.lesson_pane import LessonPane
+from ..widgets.locals_pane import LocalsPane
 from ..widgets.mode_notes import ModeNotes
 from ..widgets.predict_bar import PredictBar
 from ..widgets.race_timeline import RaceTimeline
@@ -24,6 +25,10 @@ from ..widgets.step_bar import StepBar
 from ..widgets.store_pane import StorePane
 from ..widgets.try_row import TryRow
 from ..widgets.wire_pane import WirePane
+from .breakpoints import stops as play_stops
+
+__all__ = ["HEIGHTS", "WIDTHS", "panes", "play_stops", "set_size_classes", "size_classes"]
+"""``play_stops`` is the breakpoints' rule, brought in beside the layout so the dive screen imports it on one line."""
 
 WIDTHS: list[tuple[int, str]] = [(0, "-w-narrow"), (100, "-w-mid"), (160, "-w-wide")]
 """The screen's width classes: below 100 columns the lesson folds to a caption; from 160 the panes spread out."""
@@ -64,7 +69,9 @@ def panes(session: Session, frame: Reactive[Any], playing: Reactive[Any], busy: 
             yield BatchTable().data_bind(frame=frame)
             code = CodePane().data_bind(frame=frame)
             code.server = kind_of(store).real_server
-            yield code
+            with Horizontal(id="code-row"):  # the locals beside the code; a row under it on a small screen
+                yield code
+                yield LocalsPane().data_bind(frame=frame)
             with Horizontal(id="bottom"):
                 wire_pane = WirePane().data_bind(frame=frame)
                 wire_pane.server = code.server

@@ -77,21 +77,25 @@ class CodePane(Widget):
     CodePane > .code-pane--focus { background: $accent 40%; text-style: bold; }
     CodePane > .code-pane--ran { background: $primary 15%; }
     CodePane > .code-pane--gutter { color: $text-muted; }
+    CodePane > .code-pane--breakpoint { color: $text-error; text-style: bold; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"code-pane--focus", "code-pane--ran", "code-pane--gutter"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"code-pane--focus", "code-pane--ran", "code-pane--gutter",
+                                             "code-pane--breakpoint"}
 
     frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose step's code is shown (the watcher repaints only the lines that changed)."""
     server: reactive[bool] = reactive(False)
     """True on a server backend, where wire 6 runs the C module."""
+    breakpoints: reactive[frozenset[tuple[str, int]]] = reactive(frozenset())
+    """The lines marked with ``b``, each as (file, line): the gutter shows a ``●`` beside each one on show."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._strips: dict[tuple[str, bool, int, int, str, int], Strip] = {}
+        self._strips: dict[tuple[str, bool, int, int, str, bool, int], Strip] = {}
         self._coloured: set[str] = set()
         self._highlighting = False
         self._highlighted = False
-        self._rows: list[tuple[str, bool, int, int, str]] | None = None
+        self._rows: list[tuple[str, bool, int, int, str, bool]] | None = None
         self._rows_at = Size(0, 0)
         """The content size ``_rows`` was wrapped for: rows of another width are redrawn from scratch."""
         self._titles: tuple[str, str] | None = None
@@ -124,11 +128,20 @@ class CodePane(Widget):
         elif key not in TITLES and key not in self._coloured:  # the learner's script, new since the start
             self._highlight([key])
 
-    def _row_keys(self, step: Step) -> list[tuple[str, bool, int, int, str]]:
-        """What each row of the pane shows: file, coloured or not, line number, part of the line and role."""
+    def _row_keys(self, step: Step) -> list[tuple[str, bool, int, int, str, bool]]:
+        """What each row of the pane shows: file, coloured or not, line number, part of the line, role, and
+        whether the line carries a breakpoint."""
         src, rows = self._window(step)
         coloured = src.key in self._coloured
-        return [(src.key, coloured, n, part, role) for n, part, role in rows]
+        return [(src.key, coloured, n, part, role, self._marked(step, n)) for n, part, role in rows]
+
+    def _marked(self, step: Step, number: int) -> bool:
+        """True when line ``number`` of the file on show carries a breakpoint (the file is the step's own code)."""
+        return self._key(step) not in ("connector", "module") and (step.code, number) in self.breakpoints
+
+    def watch_breakpoints(self) -> None:
+        self._rows = None
+        self.refresh()
 
     def _repaint_rows(self, step: Step) -> None:
         """Repaint only the rows whose file, line, part or role changed since the last step."""
@@ -221,7 +234,7 @@ class CodePane(Widget):
         return src, [(n, part, "focus" if n == focus else "ran" if n in ran else "")
                      for n, part in rows[top : top + height]]
 
-    def _line(self, src: Source, number: int, part: int, role: str) -> Text:
+    def _line(self, src: Source, number: int, part: int, role: str, mark: bool = False) -> Text:
         """Row ``part`` of line ``number`` with its gutter, styled for its ``role`` (``focus``, ``ran`` or empty)."""
         gutter = self.get_component_rich_style("code-pane--gutter")
         focus_style = background(self.get_component_rich_style("code-pane--focus"))
@@ -229,7 +242,11 @@ class CodePane(Widget):
         code, width, digits = src.lines[number - 1], self._code_width(src), len(str(len(src.lines)))
         cuts = (0, *breaks(code.plain, width), len(code))
         if part == 0:
-            line = Text(f"{number:>{digits}}{'*' if number in src.changed else ' '}", style=gutter)  # * yours
+            line = Text(f"{number:>{digits}}", style=gutter)
+            if mark:  # a breakpoint's dot, else * on a line of the learner's script that differs from the course's
+                line.append("●", style=self.get_component_rich_style("code-pane--breakpoint"))
+            else:
+                line.append("*" if number in src.changed else " ", style=gutter)
             line.append(">" if role == "focus" else " ", style=focus_style if role == "focus" else gutter)
         else:
             line = Text(" " * (digits + 2 + hang(code.plain, width)))
@@ -245,7 +262,8 @@ class CodePane(Widget):
         if step is None:
             return Text("waiting for the store…", style="italic")
         src, rows = self._window(step)
-        return Text("\n", no_wrap=True, overflow="ellipsis").join(self._line(src, n, part, role)
+        return Text("\n", no_wrap=True, overflow="ellipsis").join(self._line(src, n, part, role,
+                                                                             self._marked(step, n))
                                                                   for n, part, role in rows)
 
     def render_line(self, y: int) -> Strip:
@@ -257,12 +275,12 @@ class CodePane(Widget):
             self._rows, self._rows_at = self._row_keys(step), self.content_size
         if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
-        key, coloured, number, part, role = self._rows[y]
-        cache_key = (key, coloured, number, part, role, width)
+        key, coloured, number, part, role, mark = self._rows[y]
+        cache_key = (key, coloured, number, part, role, mark, width)
         strip = self._strips.get(cache_key)
         if strip is None:
             src = source(key) if coloured else plain_source(key)
-            content = Content.from_rich_text(self._line(src, number, part, role), console=self.app.console)
+            content = Content.from_rich_text(self._line(src, number, part, role, mark), console=self.app.console)
             strip = Visual.to_strips(self, content, width, 1, self.visual_style)[0]
             if len(self._strips) > 2048:
                 self._strips.clear()

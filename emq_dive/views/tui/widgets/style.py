@@ -60,6 +60,7 @@ FAINT: tuple[Faint, ...] = (
     Faint("DiveHeader", "dive-header--muted"),
     Faint("AnswerCard", "answer-card--faint"),
     Faint("CostChart", "cost-chart--faint"),
+    Faint("LocalsPane", "locals-pane--muted"),
 )
 """Every faint part of the dive's widgets; the app's CSS gives each the faint colour and a test checks its contrast."""
 
