@@ -128,6 +128,15 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def _is_tab(pid: int) -> bool:
+    if comm(pid) == TAB_NAME:
+        return True
+    try:  # an emq-dive from before tabs had a name: a child process of its own, by its command line
+        return b"emq_dive.views.web.child" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def tab_pids(server: int) -> list[int]:
     """The tab apps a server runs now: its descendants named as tabs (started by it, or forked by its warm pool)."""
-    return [pid for pid in descendants(server) if comm(pid) == TAB_NAME]
+    return [pid for pid in descendants(server) if _is_tab(pid)]

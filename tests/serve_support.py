@@ -7,10 +7,12 @@ a process whose cwd is under that TMPDIR, or a dir left there, belongs to this t
 
 from __future__ import annotations
 
+import base64
 import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import redis
 from conftest import IN_CI
 from serve_browser import (
     EXPOSE_TERMINAL,
@@ -179,6 +182,54 @@ def assert_nothing_left(tmpdir: Path) -> None:
             os.kill(pid, signal.SIGKILL)
     left = sorted(path.name for path in tmpdir.glob("emq-dive-*"))
     assert not left, f"the server left temp dirs behind: {left}"
+
+
+# -- a shared store and a tab without a browser ------------------------------------------------------------------
+
+QUEUE = re.compile(r"emq:\{(dive-[0-9a-f]{8})\}")
+"""A tab's queue's hashtag, as its keys and its screen show it."""
+
+
+def shared_url(store: Any) -> tuple[redis.Redis, str]:
+    """A started store's server as a shared URL server: a client of it, and its URL (with its password)."""
+    kwargs = store.client.connection_pool.connection_kwargs
+    return store.client, f"redis://:{kwargs['password']}@{kwargs['host']}:{kwargs['port']}/0"
+
+
+def dive_queues(client: redis.Redis) -> set[str]:
+    """The dive queues whose batch is on ``client``'s server (its active set: a queue's owner markers come first,
+    before its app has started)."""
+    return {found.group(1) for key in client.scan_iter(match="emq:{dive-*}:active", count=1000)
+            if (found := QUEUE.match(key.decode()))}
+
+
+def open_tab(url: str, heard: bytearray | None = None) -> socket.socket:
+    """Open the dive's websocket as a tab does (a raw socket, so the test can drop it the hard way); what came
+    after the handshake goes to ``heard``."""
+    host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws?width=120&height=40 HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    if heard is not None:
+        heard += head.split(b"\r\n\r\n", 1)[1]
+    sock.setblocking(False)
+    return sock
+
+
+def drain(sock: socket.socket) -> bool:
+    """Read what the server sent so far, so it never waits on a full socket; True while the socket is open."""
+    try:
+        while sock.recv(1 << 16):
+            pass
+        return False
+    except BlockingIOError:
+        return True
+
 
 
 # -- the browser ---------------------------------------------------------------------------------------------------

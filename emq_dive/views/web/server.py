@@ -158,8 +158,10 @@ class DiveServer(Server):
             return page(403, "Not served here", problem)
         if self.full:
             return page(503, "All dive sessions are in use", self.busy_text())
-        # the page's own links point back at the address the browser used, whatever --host was
-        self.public_url = f"{request.scheme}://{request.host}"
+        # the page's own links point back at the address the browser used, whatever --host was, and over TLS
+        # when the proxy in front says it terminated TLS (a wrong header only breaks the asker's own page)
+        forwarded = request.headers.get("X-Forwarded-Proto", "").lower()
+        self.public_url = f"{forwarded if forwarded in ('http', 'https') else request.scheme}://{request.host}"
         response: web.StreamResponse = await super().handle_index(request)
         return focused(response)
 
