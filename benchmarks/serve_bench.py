@@ -158,7 +158,7 @@ async def _page(browser: Any, served: Served) -> tuple[Any, Any]:
 async def _usable(page: Any, served: Served, t0: float, poll: float) -> tuple[float, float]:
     """Navigate ``page`` to ``served`` (asked at ``t0``); seconds until the page loaded and until its terminal
     shows the first step text."""
-    await page.goto(served.url)
+    await page.goto(served.url, timeout=120_000)  # twenty pages at once on a busy machine load slowly
     loaded = time.perf_counter() - t0
     while True:
         text = await page.evaluate(READ_SCREEN)

@@ -46,6 +46,27 @@ def _preload(lesson: str) -> None:
     find(lesson)
 
 
+def _rehearse(lesson: str, wire: int) -> None:
+    """Run the dive once headless to its first settled frame, on a throwaway fakeredis store, so what a first frame
+    fills in once per process (Textual's parsed styles, each handler's parameter count) is shared with every fork."""
+    import asyncio
+
+    from ...course.lessons import find
+    from ...engine.stores import open_store
+    from ..tui.app import make_app, wait_ready
+    store = open_store("fakeredis")
+    try:
+        app = make_app(find(lesson), store, wire=wire)
+
+        async def rehearse() -> None:
+            async with app.run_test(size=(120, 40)) as pilot:
+                await wait_ready(app, pilot)
+
+        asyncio.run(rehearse())
+    finally:
+        store.close()
+
+
 class Spares:
     """The spares this parent keeps, oldest first: (pid, this parent's end of the spare's socket)."""
 
@@ -135,6 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     control = socket.socket(fileno=int(os.environ.pop(CONTROL)))
     gc.disable()
     _preload(args.lesson)
+    _rehearse(args.lesson, args.wire)
     if threading.active_count() > 1:
         raise RuntimeError("the preload started a thread, so forking from it is unsafe")
     gc.freeze()  # what the preload built stays shared with every fork: the collector never writes to it
