@@ -159,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _rehearse(args.lesson, args.wire)
     if threading.active_count() > 1:
         raise RuntimeError("the preload started a thread, so forking from it is unsafe")
+    gc.collect()  # the rehearsal's cycles, freed before the fork rather than copied into every tab
     gc.freeze()  # what the preload built stays shared with every fork: the collector never writes to it
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # a spare or tab that exits is reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to act on: it ends the tabs, then this
