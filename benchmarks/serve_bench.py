@@ -36,6 +36,13 @@ from serve_browser import (
     tab_pids,
 )
 
+GIVE_UP = 120.0
+"""Seconds after which a tab not yet usable counts as never usable (printed as over that)."""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f} s" if value != float("inf") else f"over {GIVE_UP:.0f} s"
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -164,8 +171,8 @@ async def _usable(page: Any, served: Served, t0: float, poll: float) -> tuple[fl
         text = await page.evaluate(READ_SCREEN)
         if served.ready.search(text or ""):
             return loaded, time.perf_counter() - t0
-        if time.perf_counter() - t0 > 120:
-            raise TimeoutError(f"a {served.name} tab was not usable within 120 s:\n{text}")
+        if time.perf_counter() - t0 > GIVE_UP:
+            return loaded, float("inf")  # said as "over 120 s"
         await asyncio.sleep(poll)
 
 
@@ -188,7 +195,8 @@ async def _measure(roots: list[Path], tabs: int, runs: int, backends: list[str],
                 loaded = statistics.median(p for p, _ in single[served.name])
                 say(f"  {served.name:<26} a tab usable {median * 1000:6.0f} ms after navigating "
                     f"(×{median / base:.2f} the one-widget app; goal ≤ 500 ms; page loaded at "
-                    f"{loaded * 1000:.0f} ms) [median of {runs}, one tab at a time]")
+                    f"{loaded * 1000:.0f} ms, so {(median - loaded) * 1000:.0f} ms after it, to set beside the TUI's "
+                    f"first frame in --only startup) [median of {runs}, one tab at a time]")
             for served in servers:
                 served.idle()
                 pages = [await _page(browser, served) for _ in range(tabs)]
@@ -204,8 +212,8 @@ async def _measure(roots: list[Path], tabs: int, runs: int, backends: list[str],
                 uss = statistics.median(m[0] for m in memory) if memory else float("nan")
                 pss = statistics.median(m[1] for m in memory) if memory else float("nan")
                 cpu = statistics.median(m[2] for m in memory) if memory else float("nan")
-                say(f"  {served.name:<26} {tabs} tabs opened at once: all usable in {times[-1]:.2f} s (median "
-                    f"tab {statistics.median(times):.2f} s; goal: 20 within 3 s); per tab process, median of "
+                say(f"  {served.name:<26} {tabs} tabs opened at once: all usable in {_seconds(times[-1])} (median "
+                    f"tab {_seconds(statistics.median(times))}; goal: 20 within 3 s); per tab process, median of "
                     f"{len(memory)}: USS {uss:.0f} MiB, PSS {pss:.0f} MiB (goal ≤ 30 MiB unique), CPU "
                     f"{cpu:.2f} s by then" + (f"; its own store server USS {statistics.median(stores):.0f} MiB"
                                               if stores else "")
