@@ -32,9 +32,11 @@ def test_a_tab_is_forked_from_the_pool_and_a_dead_pool_leaves_nothing_then_tabs_
         (tab,) = poll(lambda: drain(first) and server.tabs(), "the first tab's process")
         found = stat(tab)
         assert found is not None and found[1] == parent, "the tab is a spare the pool's parent forked"
-        stores = poll(lambda: [pid for pid in running_in(server.tmpdir) if comm(pid) == "valkey-server"],
-                      "the tabs' and spares' embedded Valkeys")
         poll(lambda: len(_named(server, SPARE_NAME)) == 2, "the spare that became a tab replaced")
+        # the kill comes once every store is up: a SIGTERM while a store is being opened (before the app holds it)
+        # is the one moment a process of the dive, forked or not, can leave its store's empty work dir behind
+        stores = poll(lambda: len(found := [pid for pid in running_in(server.tmpdir) if comm(pid) == "valkey-server"])
+                      == 3 and found, "the tab's and the two spares' embedded Valkeys")
         os.kill(parent, signal.SIGKILL)
         # the kernel's SIGTERM reaches each spare and tab, and each stops the Valkey it started
         poll(lambda: not (set(stores) & set(running_in(server.tmpdir))), "every Valkey the pool's processes ran")
