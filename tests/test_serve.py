@@ -107,6 +107,10 @@ def test_a_loopback_server_answers_only_to_loopback_names_and_its_own_pages(tmp_
 # -- a tab that goes away, without a browser ------------------------------------------------------------------------
 
 
+_open_tab, _queues = open_tab, dive_queues
+"""Their former names here, which other test modules import."""
+
+
 @pytest.fixture
 def shared(_spawned) -> tuple[redis.Redis, str]:
     """The session's spawned redis-server as a shared URL server: a client of it, and its URL."""
