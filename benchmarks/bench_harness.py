@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     if "serve" in args.only:
         import serve_bench
         say(f"emq-dive serve in headless Chromium ({tabs} tabs at once):")
-        serve_bench.run(roots, tabs, runs=3 if quick else 5, say=say)
+        serve_bench.run(roots, tabs, runs=3 if quick else 5, say=say, backends=backends)
     say(f"done in {time.perf_counter() - started:.0f} s")
     return 0
 

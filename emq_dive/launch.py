@@ -9,6 +9,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,8 @@ class LaunchOptions:
     """The columns and rows of the screenshot."""
     mission: int | None = None
     """The mission (from 1) to open on, in the TUI or the plain mode."""
+    ready: Callable[[], None] | None = None
+    """Called once the store is open, before the app starts: a warm browser tab waits there for its browser."""
 
 
 def fail(message: str) -> int:
@@ -101,9 +104,11 @@ def _run(args: LaunchOptions) -> int:
         return fail(str(err))
     finally:
         print("\r\x1b[2K" if erase else "", end="", file=sys.stderr, flush=True)
-    if args.backend == "fakeredis":
+    if args.backend == "fakeredis":  # auto falls back to fakeredis on its own, saying why
         store.description += " · chosen with --backend"
     try:
+        if args.ready is not None:
+            args.ready()
         if args.wire == 6 and step_problem(args.step, lesson.id, len(lesson.batch), 4):
             try:  # such a step exists only when wire 6 is served, which a starting server says once it answers
                 store.wait_started()

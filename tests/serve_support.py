@@ -7,11 +7,12 @@ a process whose cwd is under that TMPDIR, or a dir left there, belongs to this t
 
 from __future__ import annotations
 
+import base64
 import os
 import queue
 import re
-import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,7 +23,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import redis
 from conftest import IN_CI
+from serve_browser import (
+    EXPOSE_TERMINAL,
+    FOCUSED,
+    READ_SCREEN,
+    VIEWPORT,
+    chromium_path,
+    live,
+    only,
+    pids,
+    stat,
+    sync_chromium,
+    tab_pids,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 20.0
@@ -47,23 +62,9 @@ def poll(probe: Callable[[], T], what: str, seconds: float = DEADLINE) -> T:
 # -- /proc ---------------------------------------------------------------------------------------------------------
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, ppid) of ``pid``, or None when there is no such process."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2:].split()
-    return fields[0], int(fields[1])
-
-
-def _pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-
-
 def children(parent: int) -> list[int]:
     """The live (not zombie) child processes of ``parent``."""
-    return [pid for pid in _pids() if (stat := _stat(pid)) and stat[1] == parent and stat[0] not in "ZX"]
+    return [pid for pid in pids() if (found := stat(pid)) and found[1] == parent and found[0] not in "ZX"]
 
 
 def cmdline(pid: int) -> list[str]:
@@ -78,29 +79,29 @@ def running_in(tmpdir: Path) -> list[int]:
     """Every live process whose cwd lies under ``tmpdir``."""
     prefix = str(tmpdir) + os.sep
     found = []
-    for pid in _pids():
+    for pid in pids():
         try:
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        stat = _stat(pid)
-        if cwd.startswith(prefix) and stat and stat[0] not in "ZX":
+        if cwd.startswith(prefix) and live(pid):
             found.append(pid)
     return found
 
 
 def tab_processes(tmpdir: Path) -> list[int]:
-    """Every live tab app of a server that was given ``tmpdir`` (its environment names it), wherever it runs now."""
+    """Every live tab app, spare or warm pool parent of a server that was given ``tmpdir`` (its environment names
+    it), wherever it runs now."""
     marker = f"TMPDIR={tmpdir}".encode()
     found = []
-    for pid in _pids():
-        if "emq_dive.views.web.child" not in cmdline(pid):
+    for pid in pids():
+        if not {"emq_dive.views.web.child", "emq_dive.views.web.warm"} & set(cmdline(pid)):
             continue
         try:
             environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if marker in environ and (stat := _stat(pid)) and stat[0] not in "ZX":
+        if marker in environ and live(pid):
             found.append(pid)
     return found
 
@@ -144,8 +145,8 @@ class Served:
         return self.proc.pid
 
     def tabs(self) -> list[int]:
-        """The tab apps this server runs now."""
-        return [pid for pid in children(self.pid) if "emq_dive.views.web.child" in cmdline(pid)]
+        """The tab apps this server runs now (its warm pool's spares are not tabs until a tab takes one)."""
+        return tab_pids(self.pid)
 
     def stop(self, signum: int = signal.SIGTERM) -> int:
         """Signal the server and wait for it; its exit status."""
@@ -183,39 +184,59 @@ def assert_nothing_left(tmpdir: Path) -> None:
     assert not left, f"the server left temp dirs behind: {left}"
 
 
+# -- a shared store and a tab without a browser ------------------------------------------------------------------
+
+QUEUE = re.compile(r"emq:\{(dive-[0-9a-f]{8})\}")
+"""A tab's queue's hashtag, as its keys and its screen show it."""
+
+
+def shared_url(store: Any) -> tuple[redis.Redis, str]:
+    """A started store's server as a shared URL server: a client of it, and its URL (with its password)."""
+    kwargs = store.client.connection_pool.connection_kwargs
+    return store.client, f"redis://:{kwargs['password']}@{kwargs['host']}:{kwargs['port']}/0"
+
+
+def dive_queues(client: redis.Redis) -> set[str]:
+    """The dive queues whose batch is on ``client``'s server (its active set: a queue's owner markers come first,
+    before its app has started)."""
+    return {found.group(1) for key in client.scan_iter(match="emq:{dive-*}:active", count=1000)
+            if (found := QUEUE.match(key.decode()))}
+
+
+def open_tab(url: str, heard: bytearray | None = None) -> socket.socket:
+    """Open the dive's websocket as a tab does (a raw socket, so the test can drop it the hard way); what came
+    after the handshake goes to ``heard``."""
+    host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws?width=120&height=40 HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    if heard is not None:
+        heard += head.split(b"\r\n\r\n", 1)[1]
+    sock.setblocking(False)
+    return sock
+
+
+def drain(sock: socket.socket) -> bool:
+    """Read what the server sent so far, so it never waits on a full socket; True while the socket is open."""
+    try:
+        while sock.recv(1 << 16):
+            pass
+        return False
+    except BlockingIOError:
+        return True
+
+
+
 # -- the browser ---------------------------------------------------------------------------------------------------
-
-CHROMIUM = "/usr/bin/chromium"
-
-EXPOSE_TERMINAL = """
-window.__terminals = [];
-Object.defineProperty(Object.prototype, 'terminal', {
-  configurable: true,
-  get() { return undefined; },
-  set(value) {
-    Object.defineProperty(this, 'terminal', {value, writable: true, configurable: true, enumerable: true});
-    if (value && value.buffer) window.__terminals.push(value);
-  },
-});
-"""
-"""An init script: textual.js keeps its xterm.js Terminal in ``this.terminal`` of an object the page never exposes;
-a setter on Object.prototype catches that first assignment and keeps the Terminal where the test can read it."""
-
-READ_SCREEN = """() => {
-  const term = window.__terminals[0];
-  if (!term) return null;
-  const buffer = term.buffer.active, rows = [];
-  for (let y = 0; y < term.rows; y++) {
-    const line = buffer.getLine(buffer.viewportY + y);
-    rows.push(line ? line.translateToString(true) : '');
-  }
-  return rows.join('\\n');
-}"""
-
 
 def chromium() -> str:
     """The system Chromium; in CI a missing one fails, elsewhere the test skips with the reason."""
-    path = shutil.which("chromium") or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else None)
+    path = chromium_path()
     if path is None:
         if IN_CI:
             pytest.fail("CI must run the browser tests, but there is no chromium (apt-get install chromium)")
@@ -228,18 +249,13 @@ def browser() -> Iterator[Any]:
     """A headless system Chromium driven by Playwright (which downloads nothing here)."""
     executable = chromium()
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright  # noqa: F401
     except ImportError:
         if IN_CI:
             pytest.fail("CI must run the browser tests, but playwright is not installed (the test extra has it)")
         pytest.skip("playwright is not installed (pip install -e '.[test]')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True,
-                                              args=["--no-sandbox"] if os.geteuid() == 0 else [])
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with sync_chromium(executable) as launched:
+        yield launched
 
 
 class Screen:
@@ -247,11 +263,9 @@ class Screen:
 
     def __init__(self, launched: Any, url: str) -> None:
         self.url = url
-        self.context = launched.new_context(viewport={"width": 1400, "height": 900})
+        self.context = launched.new_context(viewport=VIEWPORT)
         self.context.add_init_script(EXPOSE_TERMINAL)
-        # the page links a web font on another host: nothing here may wait on a network that is not there
-        self.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
-                           else route.abort())
+        self.context.route("**/*", only(url))  # nothing here may wait on a network that is not there
         self.page = self.context.new_page()
 
     def open(self) -> Any:
@@ -276,9 +290,12 @@ class Screen:
 
         return poll(steady, what)
 
+    def focused(self) -> str:
+        """The class of the page's focused element (xterm.js's input is ``xterm-helper-textarea``)."""
+        return str(self.page.evaluate(FOCUSED))
+
     def press(self, key: str) -> None:
-        """Type ``key`` into the terminal."""
-        self.page.evaluate("() => window.__terminals[0].focus()")
+        """Press ``key`` on the page as a learner would, with no click first: the page gave the terminal the focus."""
         self.page.keyboard.press(key)
 
     def close(self) -> None:

@@ -20,13 +20,25 @@ from pathlib import Path
 
 import pytest
 import redis
-from serve_support import Screen, browser, poll, running_in, served, tab_processes
+from serve_browser import stat
+from serve_support import (
+    QUEUE,
+    Screen,
+    browser,
+    dive_queues,
+    drain,
+    open_tab,
+    poll,
+    running_in,
+    served,
+    shared_url,
+    tab_processes,
+)
 
 from emq_dive.cli import main
 from emq_dive.views.web import server as web_server
 from emq_dive.views.web.server import Tab, is_loopback
 
-QUEUE = re.compile(r"emq:\{(dive-[0-9a-f]{8})\}")
 FAILED = re.compile(r"failed(?: after member \d+)?: \[([^\]]*)\]")
 
 
@@ -95,51 +107,19 @@ def test_a_loopback_server_answers_only_to_loopback_names_and_its_own_pages(tmp_
 # -- a tab that goes away, without a browser ------------------------------------------------------------------------
 
 
+_open_tab, _queues = open_tab, dive_queues
+"""Their former names here, which other test modules import."""
+
+
 @pytest.fixture
 def shared(_spawned) -> tuple[redis.Redis, str]:
     """The session's spawned redis-server as a shared URL server: a client of it, and its URL."""
-    kwargs = _spawned.client.connection_pool.connection_kwargs
-    return _spawned.client, f"redis://:{kwargs['password']}@{kwargs['host']}:{kwargs['port']}/0"
-
-
-def _queues(client: redis.Redis) -> set[str]:
-    """The dive queues whose batch is on ``client``'s server (its active set: a queue's owner markers come first,
-    before its app has started)."""
-    return {found.group(1) for key in client.scan_iter(match="emq:{dive-*}:active", count=1000)
-            if (found := QUEUE.match(key.decode()))}
-
-
-def _open_tab(url: str, heard: bytearray | None = None) -> socket.socket:
-    """Open the dive's websocket as a tab does (a raw socket, so the test can drop it the hard way); what came
-    after the handshake goes to ``heard``."""
-    host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
-    sock = socket.create_connection((host, int(port)), timeout=10)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /ws?width=120&height=40 HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(4096)
-    assert head.startswith(b"HTTP/1.1 101"), head
-    if heard is not None:
-        heard += head.split(b"\r\n\r\n", 1)[1]
-    sock.setblocking(False)
-    return sock
-
-
-def _drain(sock: socket.socket) -> bool:
-    """Read what the server sent so far, so it never waits on a full socket; True while the socket is open."""
-    try:
-        while sock.recv(1 << 16):
-            pass
-        return False
-    except BlockingIOError:
-        return True
+    return shared_url(_spawned)
 
 
 def _tab_with_keys(server, client: redis.Redis, sock: socket.socket, before: set[str]) -> tuple[int, str]:
     """(the tab app's pid, its queue) once it has written its batch to the shared server."""
-    queues = poll(lambda: _drain(sock) and _queues(client) - before, "the tab's batch on the shared server")
+    queues = poll(lambda: drain(sock) and dive_queues(client) - before, "the tab's batch on the shared server")
     (queue,) = queues
     (pid,) = poll(server.tabs, "the tab's app process")
     return pid, queue
@@ -151,8 +131,8 @@ def test_a_tab_whose_connection_drops_or_whose_app_is_signalled_leaves_nothing(t
                                                                                ) -> None:
     client, url = shared
     with served(tmp_path, "--backend", url) as server:
-        before = _queues(client)
-        sock = _open_tab(server.url)
+        before = dive_queues(client)
+        sock = open_tab(server.url)
         pid, queue = _tab_with_keys(server, client, sock, before)
         if how == "dropped":  # no close frame: the peer resets the connection, as a killed browser's does
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
@@ -160,9 +140,9 @@ def test_a_tab_whose_connection_drops_or_whose_app_is_signalled_leaves_nothing(t
         else:
             os.kill(pid, signal.SIGHUP if how == "hangup" else signal.SIGTERM)
         poll(lambda: not server.tabs(), "the tab's app to exit")
-        assert queue not in _queues(client)
+        assert queue not in dive_queues(client)
         if how != "dropped":
-            poll(lambda: not _drain(sock), "the server to close the tab's connection")
+            poll(lambda: not drain(sock), "the server to close the tab's connection")
             sock.close()
         assert server.proc.poll() is None
 
@@ -172,15 +152,15 @@ def test_a_tab_whose_connection_drops_or_whose_app_is_signalled_leaves_nothing(t
 def test_a_server_that_stops_or_is_killed_ends_every_tab_and_its_store(tmp_path: Path, shared, signum: int) -> None:
     client, url = shared
     with served(tmp_path, "--backend", url) as server:
-        before = _queues(client)
-        socks = [_open_tab(server.url) for _ in range(2)]
-        queues = poll(lambda: all(_drain(s) for s in socks) and len(_queues(client) - before) == 2 and
-                      _queues(client) - before, "both tabs' batches")
+        before = dive_queues(client)
+        socks = [open_tab(server.url) for _ in range(2)]
+        queues = poll(lambda: all(drain(s) for s in socks) and len(dive_queues(client) - before) == 2 and
+                      dive_queues(client) - before, "both tabs' batches")
         status = server.stop(signum)
         assert status == (-signal.SIGKILL if signum == signal.SIGKILL else 0)
         # a SIGKILLed server cannot end its tabs: the kernel's SIGTERM to each orphan does, and each closes its store
         poll(lambda: not tab_processes(server.tmpdir), "the tab apps to exit")
-        assert not queues & _queues(client)
+        assert not queues & dive_queues(client)
         for sock in socks:
             sock.close()
 
@@ -189,17 +169,17 @@ def test_a_server_that_stops_or_is_killed_ends_every_tab_and_its_store(tmp_path:
 def test_a_tab_past_the_cap_is_told_so_on_its_terminal_and_closed(tmp_path: Path, shared) -> None:
     client, url = shared
     with served(tmp_path, "--backend", url, "--max-sessions", "1") as server:
-        before = _queues(client)
-        first = _open_tab(server.url)
+        before = dive_queues(client)
+        first = open_tab(server.url)
         _tab_with_keys(server, client, first, before)
         heard = bytearray()
-        second = _open_tab(server.url, heard)
+        second = open_tab(server.url, heard)
         second.setblocking(True)
         while chunk := second.recv(4096):
             heard += chunk
         assert b"at most 1 dive(s) at once" in heard
         assert b"\x88" in heard and (1013).to_bytes(2, "big") in heard, "a close frame, code 1013: try again later"
-        assert len(server.tabs()) == 1 and len(_queues(client) - before) == 1
+        assert len(server.tabs()) == 1 and len(dive_queues(client) - before) == 1
         second.close()
         first.close()
 
@@ -284,7 +264,7 @@ def test_a_tab_steps_the_dive_switches_the_wire_and_leaves_nothing_when_closed(t
 @pytest.mark.parametrize("backend", ["url", "server"])
 def test_two_tabs_get_separate_stores_and_closing_them_leaves_nothing(tmp_path: Path, shared, backend: str) -> None:
     client, url = shared
-    before = _queues(client)
+    before = dive_queues(client)
     with served(tmp_path, "--backend", url if backend == "url" else "server") as server, browser() as chromium:
         tabs = [Screen(chromium, server.url) for _ in range(2)]
         for tab in tabs:
@@ -298,9 +278,12 @@ def test_two_tabs_get_separate_stores_and_closing_them_leaves_nothing(tmp_path: 
         if backend == "server":  # each tab spawned a server of its own, on its own port
             ports = {found.group(1) for text in stores if (found := re.search(r"127\.0\.0\.1:(\d+)", text))}
             assert len(ports) == 2, stores
-            assert len(running_in(server.tmpdir)) == 2, "a server of its own runs for each tab"
+            owners = [parent for pid in running_in(server.tmpdir) if (found := stat(pid)) and (parent := found[1])
+                      in pids]  # the warm spares' servers run there too, each its own spare's
+            assert sorted(owners) == sorted(pids), "a server of its own runs for each tab"
+            before_spares = {pid for pid in running_in(server.tmpdir) if (found := stat(pid)) and found[1] not in pids}
         else:
-            assert (queues[0] | queues[1]) <= _queues(client) - before
+            assert (queues[0] | queues[1]) <= dive_queues(client) - before
         tabs[0].press("ArrowRight")
         assert "step 1 of 4" in tabs[0].settled("step 1 of 4", "tab one's step")
         assert "step 0 of 4" in tabs[1].text(), "a key in one tab moves only that tab's dive"
@@ -308,10 +291,10 @@ def test_two_tabs_get_separate_stores_and_closing_them_leaves_nothing(tmp_path: 
             tab.close()
         poll(lambda: not server.tabs(), "both tabs' apps to exit")
         if backend == "url":
-            assert not (queues[0] | queues[1]) & _queues(client)
+            assert not (queues[0] | queues[1]) & dive_queues(client)
         else:
-            poll(lambda: not running_in(server.tmpdir), "the spawned servers to go")
-            assert not list(server.tmpdir.glob("emq-dive-*")), "a spawned server's work dir was left"
+            spawned = set(running_in(server.tmpdir)) - before_spares
+            poll(lambda: not spawned & set(running_in(server.tmpdir)), "the tabs' spawned servers to go")
 
 
 @pytest.mark.browser
@@ -329,6 +312,8 @@ def test_max_sessions_refuses_the_next_tab_with_a_page_and_frees_the_session_whe
         assert len(server.tabs()) == 1
         first.close()
         poll(lambda: not server.tabs(), "the first tab's app to exit")
+        # its session is free once the server has seen the process go, a moment after /proc has
+        poll(lambda: _get(server.url)[0] == 200, "the first tab's session to be free")
         assert second.open().status == 200
         second.settled("step 0 of 4", "the second tab's dive, once a session is free")
         second.close()

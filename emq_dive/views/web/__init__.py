@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import NoReturn
 
-USAGE = ("emq-dive serve [LESSON] [--port 8000] [--host 127.0.0.1] [--backend fakeredis|server|URL] [--wire 4|6] "
-         "[--max-sessions N] [--allow-save]")
+USAGE = ("emq-dive serve [LESSON] [--port 8000] [--host 127.0.0.1] [--backend auto|valkey|fakeredis|server|URL] "
+         "[--wire 4|6] [--max-sessions N] [--warm N] [--allow-save]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,12 +44,17 @@ def serve_parser() -> argparse.ArgumentParser:
                         help="the port to listen on (default 8000; 0 picks a free one and prints it)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="the address to listen on (default 127.0.0.1, this machine only)")
-    parser.add_argument("--backend", default="fakeredis",
-                        help="fakeredis (an embedded store per tab, the default), server (a spawned server per "
-                             "tab), or a redis://, rediss:// or unix:// URL (a queue of its own per tab)")
+    parser.add_argument("--backend", default="auto",
+                        help="auto (the default, as in the terminal: an embedded Valkey per tab where it runs with "
+                             "its module, else fakeredis), valkey, fakeredis (an embedded store per tab), server (a "
+                             "spawned server per tab), or a redis://, rediss:// or unix:// URL (a queue of its own "
+                             "per tab)")
     parser.add_argument("--wire", type=int, choices=(4, 6), default=4, help="the wire each tab opens on")
     parser.add_argument("--max-sessions", type=_whole(1, 10_000, "at least 1"), default=8, metavar="N",
                         help="how many tabs may run at once (default 8); the next one gets a page saying so")
+    parser.add_argument("--warm", type=_whole(0, 64, "from 0 to 64"), default=2, metavar="N",
+                        help="spare tab processes kept ready, forked from one parent that imported the app once, "
+                             "each with its store open (default 2; 0 starts a fresh process per tab)")
     parser.add_argument("--allow-save", action="store_true",
                         help="let a tab's sandbox save lessons, into a directory of this server's own (printed at "
                              "start); without it a tab writes no file")
@@ -123,13 +128,17 @@ def serve_command(argv: Sequence[str]) -> int:
         environment, saving = tab_environment(backend, args.allow_save, os.environ)
     except OSError as err:
         return _fail(f"--allow-save: cannot make the server's directory for saved lessons: {err.strerror or err}")
-    server = DiveServer(tab_command(str(lesson.path) if is_path(args.lesson) else lesson.id, args.wire),
-                        host=args.host, port=args.port, max_sessions=args.max_sessions,
-                        title=f"emq-dive · {lesson.heading}", environment=environment)
+    from .pool import WarmPool
+    opened = str(lesson.path) if is_path(args.lesson) else lesson.id
+    pool = WarmPool(opened, args.wire, args.warm) if args.warm else None
+    server = DiveServer(tab_command(opened, args.wire), host=args.host, port=args.port,
+                        max_sessions=args.max_sessions, title=f"emq-dive · {lesson.heading}",
+                        environment=environment, pool=pool)
 
     def ready(url: str) -> None:
+        warm = f"{args.warm} warm" if server.pool is not None else "no warm pool"
         print(f"emq-dive serve: {lesson.id} at {url} · one app and one store per tab, at most "
-              f"{args.max_sessions} at once · {saving} · Ctrl+C stops", flush=True)
+              f"{args.max_sessions} at once ({warm}) · {saving} · Ctrl+C stops", flush=True)
 
     try:
         asyncio.run(server.run(ready))

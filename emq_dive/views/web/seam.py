@@ -6,31 +6,43 @@ here and nowhere else, and a test fails naming the part when the library moves i
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable
+from types import SimpleNamespace
 
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from .pool import TabProcess, WarmProcess
+
 USED = {
     "textual_serve.app_service.AppService._process": "the app process (its pid, and the process to end)",
+    "textual_serve.app_service.AppService._stdin": "the app process's stdin, set for a process the pool forked",
     "textual_serve.app_service.AppService._build_environment": "the app process's environment, which we extend",
+    "textual_serve.app_service.AppService._open_app_process": "overridden: a tab's process comes from the warm pool",
     "textual_serve.server.Server._make_app": "the aiohttp application with textual-serve's routes",
 }
 """Each private name used, and what for."""
 
 
-def process(service: AppService) -> asyncio.subprocess.Process | None:
-    """The app process ``service`` started, or None before it started."""
-    found: asyncio.subprocess.Process | None = service._process
+def process(service: AppService) -> TabProcess | None:
+    """The app process ``service`` started (or was given), or None before it started."""
+    found: TabProcess | None = service._process
     return found
 
 
-def base_environment(service: AppService, width: int, height: int) -> dict[str, str]:
-    """The environment textual-serve gives an app process of ``width`` × ``height``."""
-    environment: dict[str, str] = AppService._build_environment(service, width, height)
+def adopt(service: AppService, process: WarmProcess) -> None:
+    """Make ``process`` (forked by the warm pool) the one ``service`` relays, as if it had started it."""
+    service._process = process  # type: ignore[assignment]
+    service._stdin = process.stdin
+
+
+def base_environment(service: AppService | None, width: int, height: int, debug: bool = False) -> dict[str, str]:
+    """The environment textual-serve gives an app process of ``width`` × ``height`` (``service`` None: the pool's
+    parent's, before any tab)."""
+    owner = service if service is not None else SimpleNamespace(debug=debug)
+    environment: dict[str, str] = AppService._build_environment(owner, width, height)  # type: ignore[arg-type]
     return environment
 
 

@@ -9,6 +9,7 @@ import ipaddress
 import logging
 import os
 import signal
+from asyncio.subprocess import Process
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -18,6 +19,8 @@ from textual_serve.server import Server, to_int
 
 from . import seam
 from .child import SERVER_PID
+from .page import focused
+from .pool import WarmPool
 from .relay import InputBudget, hang_up, relay
 
 QUIT_SECONDS = 5.0
@@ -61,6 +64,8 @@ class Tab(AppService):
     _closing: asyncio.Future[None] | None = None
     extra_environment: dict[str, str] | None = None
     """What the server adds to the app's environment (the backend, the save policy): never its arguments."""
+    pool: WarmPool | None = None
+    """Where a warm process comes from; without one (or when it has none to give) the tab starts its own."""
 
     @property
     def pid(self) -> int | None:
@@ -73,6 +78,13 @@ class Tab(AppService):
         environment.update(self.extra_environment or {})
         environment[SERVER_PID] = str(os.getpid())
         return environment
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        process = await self.pool.tab(width, height) if self.pool is not None else None
+        if process is None:
+            return await super()._open_app_process(width, height)
+        seam.adopt(self, process)
+        return process  # type: ignore[return-value]  # AppService.run reads only its stdout and stderr
 
     def close(self) -> asyncio.Future[None]:
         """End the app process and wait until it is gone; safe to call again, from any task."""
@@ -100,12 +112,20 @@ class DiveServer(Server):
     """textual-serve's server with a cap on live tabs, a check of who asks, and an end for every tab's process."""
 
     def __init__(self, command: str, *, host: str, port: int, max_sessions: int, title: str,
-                 environment: dict[str, str] | None = None) -> None:
+                 environment: dict[str, str] | None = None, pool: WarmPool | None = None) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.max_sessions = max_sessions
         self.environment = dict(environment or {})
+        self.pool = pool
         self.tabs: dict[Tab, web.WebSocketResponse] = {}
         self.url = ""
+
+    def pool_environment(self) -> dict[str, str]:
+        """The warm pool's parent's environment: a tab's, before its size is known (each tab sets its own)."""
+        environment = seam.base_environment(None, 80, 24, self.debug)
+        environment.update(self.environment)
+        environment[SERVER_PID] = str(os.getpid())
+        return environment
 
     @property
     def full(self) -> bool:
@@ -138,10 +158,12 @@ class DiveServer(Server):
             return page(403, "Not served here", problem)
         if self.full:
             return page(503, "All dive sessions are in use", self.busy_text())
-        # the page's own links point back at the address the browser used, whatever --host was
-        self.public_url = f"{request.scheme}://{request.host}"
+        # the page's own links point back at the address the browser used, whatever --host was, and over TLS
+        # when the proxy in front says it terminated TLS (a wrong header only breaks the asker's own page)
+        forwarded = request.headers.get("X-Forwarded-Proto", "").lower()
+        self.public_url = f"{forwarded if forwarded in ('http', 'https') else request.scheme}://{request.host}"
         response: web.StreamResponse = await super().handle_index(request)
-        return response
+        return focused(response)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """Start one app process for this tab, relay it, and end it when the tab goes."""
@@ -161,6 +183,7 @@ class DiveServer(Server):
         tab = Tab(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=close,
                   download_manager=self.download_manager)
         tab.extra_environment = self.environment
+        tab.pool = self.pool
         self.tabs[tab] = websocket
         dropped: str | None = None
         try:
@@ -193,6 +216,8 @@ class DiveServer(Server):
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, stop.set)
         try:
+            if self.pool is not None and not await self.pool.start(self.pool_environment()):
+                self.pool = None
             site = web.TCPSite(runner, self.host, self.port)
             try:
                 await site.start()
@@ -205,4 +230,6 @@ class DiveServer(Server):
             await stop.wait()
         finally:
             await self.close_tabs()
+            if self.pool is not None:
+                await self.pool.close()
             await runner.cleanup()

@@ -1,0 +1,52 @@
+"""``emq-dive serve``'s warm pool: a tab is a process forked from the pool's parent with its own store, and a pool
+parent that dies takes its spares, its tabs and their stores with it, after which each tab starts its own process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from conftest import require_embedded_valkey
+from serve_browser import comm, descendants, stat
+from serve_support import drain, open_tab, poll, running_in, served
+
+from emq_dive.views.web.warm import NAME, SPARE_NAME
+
+pytestmark = pytest.mark.server
+
+
+def _named(server, name: str) -> list[int]:
+    return [pid for pid in descendants(server.pid) if comm(pid) == name]
+
+
+def test_a_tab_is_forked_from_the_pool_and_a_dead_pool_leaves_nothing_then_tabs_start_their_own(tmp_path: Path
+                                                                                               ) -> None:
+    require_embedded_valkey()
+    with served(tmp_path, "--warm", "2") as server:
+        (parent,) = poll(lambda: _named(server, NAME), "the pool's parent")
+        poll(lambda: len(_named(server, SPARE_NAME)) == 2, "two spares")
+        first = open_tab(server.url)
+        (tab,) = poll(lambda: drain(first) and server.tabs(), "the first tab's process")
+        found = stat(tab)
+        assert found is not None and found[1] == parent, "the tab is a spare the pool's parent forked"
+        poll(lambda: len(_named(server, SPARE_NAME)) == 2, "the spare that became a tab replaced")
+        # the kill comes once every store is up: a SIGTERM while a store is being opened (before the app holds it)
+        # is the one moment a process of the dive, forked or not, can leave its store's empty work dir behind
+        stores = poll(lambda: len(found := [pid for pid in running_in(server.tmpdir) if comm(pid) == "valkey-server"])
+                      == 3 and found, "the tab's and the two spares' embedded Valkeys")
+        os.kill(parent, signal.SIGKILL)
+        # the kernel's SIGTERM reaches each spare and tab, and each stops the Valkey it started
+        poll(lambda: not (set(stores) & set(running_in(server.tmpdir))), "every Valkey the pool's processes ran")
+        poll(lambda: not server.tabs() and not _named(server, SPARE_NAME), "the tab and the spares to exit")
+        poll(lambda: not drain(first), "the server to close the orphaned tab's connection")
+        first.close()
+        second = open_tab(server.url)
+        (own,) = poll(lambda: drain(second) and server.tabs(), "a tab started without the pool")
+        found = stat(own)
+        assert found is not None and found[1] == server.pid, "with the pool gone, the server starts the tab itself"
+        second.close()
+        poll(lambda: not server.tabs(), "the second tab to exit")
+        assert server.proc.poll() is None
