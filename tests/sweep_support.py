@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -15,7 +16,7 @@ from emq_dive.views.tui.widgets.shown import Shown
 from emq_dive.views.tui.widgets.step_column import PANE_NAMES, StepColumn
 from tests.tui_support import showing
 
-IDENTIFIER = re.compile(r"[\w.-]*[:{}][\w{}:.*-]*|[0-9a-f]{8,}|JOB\d+")
+IDENTIFIER = re.compile(r"[\w.-]*[:{}][\w{}:.*-]*|[\w./-]*/[\w./-]*|[0-9a-f]{8,}|JOB\d+")
 """A token that names something (a key, a run_id, a job id): the only text that may be shortened, at a boundary."""
 ELLIPSIS = "…"
 
@@ -27,6 +28,9 @@ def rows_of(widget: Widget) -> list[str]:
 
 def whole_text(widget: Widget) -> str:
     """Everything ``widget`` holds to say, unwrapped and uncut, as plain text (what its rows are cut from)."""
+    lines = getattr(widget, "lines", None)
+    if isinstance(lines, list) and lines and isinstance(lines[0], Strip):  # the lesson: laid out by words
+        return "\n".join(line.text for line in lines)
     if hasattr(widget, "full_text"):
         return str(widget.full_text())
     if isinstance(widget, Static):

@@ -15,7 +15,8 @@ Role = Literal["ok", "bad", "note", "dim", ""]
 VERDICT_WORDS: dict[Verdict, tuple[str, ...]] = {
     Verdict.RESCORED: ("re-scored to {deadline}", "re-scored {deadline}"),
     Verdict.FAILED: ("joins failed ({reason})", "failed: {reason}"),
-    Verdict.LIVE: ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later"),
+    Verdict.LIVE: ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later",
+                    "live: write pass"),
     Verdict.NOT_WRITTEN: ("not written: the command was refused", "not written: command refused",
                           "not written: refused"),
     Verdict.RAISED: ("raises {raised} ({error_class})", "raises {raised}"),

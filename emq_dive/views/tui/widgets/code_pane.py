@@ -28,6 +28,7 @@ from .code_source import (
     sends_natively,
     source,
 )
+from .fitted_title import fitted_title
 from .style import background
 
 __all__ = ["SOURCES", "TITLES", "CodePane", "module_line", "plain_source", "source"]
@@ -108,7 +109,7 @@ class CodePane(Widget):
         titles = (TITLES[self._key(step)], self._subtitle(step))
         if titles != self._titles:  # setting a border title repaints the whole pane, so only on a change
             self._titles = titles
-            self.border_title, self.border_subtitle = titles
+            self.border_title, self.border_subtitle = fitted_title(titles[0], self.outer_size.width), titles[1]
         self._repaint_rows(step)
         if not self._highlighting:
             self._highlighting = True
@@ -139,6 +140,8 @@ class CodePane(Widget):
 
     def on_resize(self) -> None:
         self._rows = None
+        if self._titles is not None:
+            self.border_title = fitted_title(self._titles[0], self.outer_size.width)
 
     def _highlight_all(self) -> None:
         keys = ["handle", "lua", "native", "single", "what-if", "connector"] + (["module"] if self.server else [])
