@@ -9,7 +9,8 @@ from typing import Any
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.containers import ScrollableContainer
+from textual.widgets import OptionList, Static
 
 from emq_dive.views.tui.widgets.pushed_away import PushedAway
 from emq_dive.views.tui.widgets.shown import Shown
@@ -33,6 +34,8 @@ def whole_text(widget: Widget) -> str:
         return "\n".join(line.text for line in lines)
     if hasattr(widget, "full_text"):
         return str(widget.full_text())
+    if isinstance(widget, OptionList):
+        return "\n".join(str(widget.get_option_at_index(n).prompt) for n in range(widget.option_count))
     if isinstance(widget, Static):
         content = widget.content
         return getattr(content, "plain", str(content))
@@ -110,10 +113,11 @@ def cuts(app: Any) -> list[str]:
                     found.append(f"{name}: {token!r} runs into the edge in {row.strip()!r}")
         found += unseen_words(widget)
         if widget.styles.border.bottom[0] and widget.region.bottom > app.screen.size.height:
-            column = next((node for node in widget.ancestors if isinstance(node, StepColumn)), None)
+            column = next((node for node in widget.ancestors if isinstance(node, ScrollableContainer)), None)
             if column is None:
                 found.append(f"{name}: its bottom border is off the screen ({widget.region})")
-            elif PANE_NAMES.get(name, name) not in column.out_of_sight() or not pushed_line(column):
+            elif isinstance(column, StepColumn) and (PANE_NAMES.get(name, name) not in column.out_of_sight()
+                                                     or not pushed_line(column)):
                 found.append(f"{name}: pushed off the screen, and nothing says how to see it")
     return found
 

@@ -10,6 +10,7 @@ from textual.reactive import reactive
 
 from ....present.session import Frame
 from .shown import Shown
+from .word_wrap import word_wrap
 
 MARKS = {"sends": "▶", "returns": "◀", "call": "▶", "waits": "◷", "lands": "✦"}
 """Each event kind's mark on the timeline."""
@@ -68,7 +69,7 @@ class RaceTimeline(Shown):
         for line, actor in lines:
             lane = LANES.index(actor) if actor in LANES else 0
             text = Text(line[GUTTER:], style=self.role_style(f"race-timeline--{actor}"), end="")
-            for n, part in enumerate(text.wrap(self.app.console, widths[lane])):
+            for n, part in enumerate(word_wrap(text, widths[lane])):
                 cells = [Text(), Text()]
                 cells[lane] = part
                 rows.append(self._row(line[:GUTTER] if n == 0 else "", cells, widths, lane_style))

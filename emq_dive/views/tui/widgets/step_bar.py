@@ -11,6 +11,7 @@ from ....present import step_words
 from ....present.session import Frame
 from ....present.step_words import agreement_text, now_text
 from .rows import Rows
+from .word_wrap import word_wrap
 
 
 def failed_text(frame: Frame, width: int | None = None) -> str:
@@ -54,7 +55,7 @@ class StepBar(Rows):
         if not width:
             self.refresh()
             return
-        rows = list(self.render().wrap(self.app.console, width))
+        rows = word_wrap(self.render(), width)
         height = max(4, len(rows))
         if height != self._height:
             self._height = height
