@@ -9,9 +9,7 @@ from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 from emq_dive.views.tui.widgets.mode_notes import ModeNotes
 from emq_dive.views.tui.widgets.pushed_away import PushedAway
 from emq_dive.views.tui.widgets.race_timeline import RaceTimeline
-from emq_dive.views.tui.widgets.step_bar import StepBar
 from emq_dive.views.tui.widgets.store_pane import StorePane
-from emq_dive.views.tui.widgets.word_wrap import word_wrap
 from tests.sweep_support import rows_of
 from tests.test_app_fates import pick
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, showing
@@ -113,24 +111,22 @@ async def test_the_store_panes_group_column_holds_a_lane_whole():
         assert group in row.split() and "…" not in row
 
 
-def test_a_number_keeps_its_unit_on_its_row():
+@asynctest
+async def test_a_number_keeps_its_unit_on_its_row_in_a_note_and_a_pane_that_wrap():
     from rich.text import Text
 
+    from emq_dive.views.tui.widgets.scrolled import hanging
+
     said = "✓ run 1: the atomic run agrees: the same store, the same reply, a now of its own (+10046 ms)"
-    for width in range(20, len(said)):
-        rows = [row.plain for row in word_wrap(Text(said), width)]
-        assert any("(+10046 ms)" in row for row in rows), (width, rows)
-        assert all(len(row) <= width for row in rows)
-
-
-@asynctest
-async def test_the_status_bar_keeps_a_clock_note_with_its_unit():
     app = frozen_app()
-    async with app.run_test(size=SMALL) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        bar = app.screen.query_one(StepBar)
-        await press(app, pilot, "end")
-        assert "(+" not in joined(bar) or one_row_with(bar, " ms)")
+        notes = app.screen.query_one(ModeNotes)
+        for width in range(20, len(said)):
+            for rows in ([row.plain for row in notes.laid_rows([(said, "clock")], width)],
+                         [row.plain for row in hanging(Text(said), width, app.console)]):
+                assert any("(+10046 ms)" in row for row in rows), (width, rows)
+                assert all(len(row) <= width for row in rows)
 
 
 @asynctest

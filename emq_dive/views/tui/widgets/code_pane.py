@@ -43,8 +43,8 @@ TITLES = {
     "module": "the native module · emq_dive/engine/native/emq_module.c",
     "single": "singles · the single verb's script · emq_dive/engine/echo_mq/scripts/extend_lock.lua",
     "connector": "beat one · the handle's send · emq_dive/engine/echo_mq/connector.py",
-    "what-if": f"what-if · scripts/extend_locks_no_guard.lua · line {WHAT_IF_MARKS['guard-removed']}: "
-               f"{REMOVED_TEXT.split(' --')[0]!r} removed",
+    "what-if": f"what-if · line {WHAT_IF_MARKS['guard-removed']}: {REMOVED_TEXT.split(' --')[0]!r} removed · "
+               "scripts/extend_locks_no_guard.lua",  # the removed line before the path, which gives way first
 }
 
 

@@ -26,7 +26,10 @@ def wordings(title: str) -> list[str]:
 
 
 def fitted_title(title: str, width: int) -> str:
-    """The longest wording of ``title`` that fits a border ``width`` cells wide (the shortest where none does)."""
+    """The longest wording of ``title`` that fits a border ``width`` cells wide (the shortest where none does);
+    ``title`` itself before the widget has a width."""
+    if width <= 0:
+        return title
     room = width - BORDER
     options = wordings(title)
     return next((said for said in options if len(said) <= room), options[-1])

@@ -181,11 +181,12 @@ class LessonPane(Widget, can_focus=True):
     def _body(self, key: str) -> str:
         section = self._section(key)
         body = f"{self.lesson.intro}\n\n{section.body}" if key == self.keys[0] else section.body
-        # a title the border cannot hold whole heads the text, where it wraps
-        return body if self._title_fitted(section.title) == section.title else f"**{section.title}**\n\n{body}"
+        fits = fitted_title(section.title, self.outer_size.width) == section.title  # else it heads the text
+        return body if fits else f"**{section.title}**\n\n{body}"
 
-    def _title_fitted(self, title: str) -> str:
-        return fitted_title(title, self.outer_size.width) if self.outer_size.width else title
+    def full_text(self) -> str:
+        """The section on show, its whole title first, as plain text."""
+        return "\n".join([self._section(self.section).title, *(line.text for line in self.lines)])
 
     def _section(self, key: str) -> Any:
         return next(s for s in self.lesson.sections if s.key == key)
@@ -220,7 +221,7 @@ class LessonPane(Widget, can_focus=True):
 
     def _titles(self) -> None:
         section, at = self._section(self.section), self.keys.index(self.section) + 1
-        self.border_title = self._title_fitted(section.title)
+        self.border_title = fitted_title(section.title, self.outer_size.width)
         self.border_subtitle = f"{at}/{len(self.keys)} · [ ] browse"
         self.post_message(SectionShown(section.title, at, len(self.keys)))  # for the caption, when this is hidden
 
