@@ -13,7 +13,7 @@ from tests.sweep_support import cuts
 from tests.tui_support import asynctest, dive, frozen_app, press, settle
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
-MEMBER_FATES = tuple(fate.key for fate in FATES if fate.member and fate.key != "wrongtype") + ("wrongtype",)
+MEMBER_FATES = (*(fate.key for fate in FATES if fate.member and fate.key != "wrongtype"), "wrongtype")
 """Every member fate in one batch (the WRONGTYPE row last: in a batch it stops the run)."""
 MODES = {"batch": (), "singles": ("m",), "guard off": ("g",), "reaper": ("right", "k"), "predict": ("p",)}
 """The keys that put a fresh run in each mode (the reaper is asked after the first step)."""

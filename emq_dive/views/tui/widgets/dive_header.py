@@ -15,6 +15,7 @@ from ....engine.stepper.modes import RUN_MODES
 from ....engine.stores.protocol import StoreLike
 from ....present.session import Frame
 
+
 class DiveHeader(Widget):
     """One line: what is being taught, against which store, over which wire."""
 

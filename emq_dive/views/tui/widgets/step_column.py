@@ -9,7 +9,8 @@ from textual.containers import VerticalScroll
 
 from .pushed_away import PushedAway
 
-PANE_NAMES = {"RaceTimeline": "race", "CodePane": "code", "WirePane": "wire", "StorePane": "store", "BatchTable": "batch"}
+PANE_NAMES = {"RaceTimeline": "race", "BatchTable": "batch", "CodePane": "code", "WirePane": "wire",
+              "StorePane": "store"}
 """The panes the column names when they are out of sight, by their widget's class."""
 
 
