@@ -9,7 +9,9 @@ from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 from emq_dive.views.tui.widgets.mode_notes import ModeNotes
 from emq_dive.views.tui.widgets.pushed_away import PushedAway
 from emq_dive.views.tui.widgets.race_timeline import RaceTimeline
+from emq_dive.views.tui.widgets.step_column import StepColumn
 from emq_dive.views.tui.widgets.store_pane import StorePane
+from emq_dive.views.tui.widgets.wire_pane import WirePane
 from tests.sweep_support import rows_of
 from tests.test_app_fates import pick
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, showing
@@ -171,3 +173,7 @@ async def test_the_reaper_race_is_two_lanes_whose_rows_wrap_with_the_outcome_who
         lane = rows[1].index("reaper")
         assert all(row[lane:].strip(" │") == "" for row in rows if "EVALSHA returns" in row), "the holder's lane"
         assert showing(app.screen.query_one(PushedAway)), "the panes it pushes away say how to see them"
+        await press(app, pilot, "tab")
+        wire = app.screen.query_one(WirePane)
+        column = app.screen.query_one(StepColumn)
+        assert app.focused is wire and column.scrollable_content_region.contains_region(wire.region), "tab shows it"

@@ -14,6 +14,7 @@ from ....engine.stepper import MODES
 from ....engine.stepper.modes import RUN_MODES
 from ....engine.stores.protocol import StoreLike
 from ....present.session import Frame
+from .word_wrap import word_wrap
 
 
 class DiveHeader(Widget):
@@ -91,7 +92,7 @@ class DiveHeader(Widget):
             used += len(rows[-1][-1][2]) + len(said)
         out: list[Text] = []
         for row in rows:
-            out += self._row(row).wrap(self.app.console, max(1, width))
+            out += word_wrap(self._row(row), width)
         return out
 
     def _row(self, parts: list[tuple[str, str, str]]) -> Text:
