@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive
 
 from ....present import step_words
@@ -61,6 +62,9 @@ class StepBar(Rows):
             self._height = height
             self.refresh(layout=True)
         self.paint_rows(rows + [Text()] * (height - len(rows)))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(4, len(word_wrap(self.render(), width)) if width else self._height)
 
     def watch_frame(self) -> None:
         self._fit()
