@@ -66,7 +66,7 @@ def edge_cut(row: str, left: int, right: int, whole: str) -> str | None:
     """The token running into the edge at column ``right`` (the last the text may use) when it is not a whole
     word of ``whole`` and no identifier: text cut where the pane ends."""
     inside = row[left:right + 1]
-    if len(inside) < 2 or inside[-1] == " " or (row[right + 1:right + 2].strip(" │▏▕┃|") and False):
+    if len(inside) < 2 or inside[-1] == " ":
         return None
     token = inside.split(" ")[-1]
     if not token or identifier(token):
