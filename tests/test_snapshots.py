@@ -106,3 +106,37 @@ def test_narrow_80x24(snap_compare):
 
 def test_too_small_60x20(snap_compare):
     assert snap_compare(frozen_app(step=2), terminal_size=(60, 20), run_before=settled())
+
+
+SIZES = [(80, 24), (120, 40), (200, 50)]
+"""The sizes issue 18 makes every screen whole at."""
+OTHER_SIZES = [size for size in SIZES if size != SIZE]
+"""Where the first frame and the fate picker are shot besides SIZE, which the tests above already shoot."""
+
+
+def size_id(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+@pytest.mark.parametrize("size", OTHER_SIZES, ids=size_id)
+def test_first_frame_at(snap_compare, size):
+    assert snap_compare(frozen_app(), terminal_size=size, run_before=settled())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_singles_run(snap_compare, size):
+    assert snap_compare(frozen_app(), terminal_size=size, run_before=settled("m", "right", "right", "right", "right"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_reaper_race(snap_compare, size):
+    async def run_before(pilot) -> None:
+        await settled("right", "k", "end")(pilot)
+        pilot.app.clear_notifications()  # k's notice is a passing toast; the picture is of the race itself
+        await settle(pilot.app, pilot)
+    assert snap_compare(frozen_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", OTHER_SIZES, ids=size_id)
+def test_fate_picker_at(snap_compare, size):
+    assert snap_compare(frozen_app(), terminal_size=size, run_before=settled("f", "down", "down"))

@@ -13,12 +13,13 @@ Role = Literal["ok", "bad", "note", "dim", ""]
 """A text's style role, as the views name them: ``ok``, ``bad``, ``note``, ``dim`` or empty."""
 
 VERDICT_WORDS: dict[Verdict, tuple[str, ...]] = {
-    Verdict.RESCORED: ("re-scored to {deadline}",),
-    Verdict.FAILED: ("joins failed ({reason})",),
-    Verdict.LIVE: ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later"),
+    Verdict.RESCORED: ("re-scored to {deadline}", "re-scored {deadline}"),
+    Verdict.FAILED: ("joins failed ({reason})", "failed: {reason}"),
+    Verdict.LIVE: ("live: re-scored in the write pass", "live: write pass re-scores", "live: re-scored later",
+                    "live: write pass"),
     Verdict.NOT_WRITTEN: ("not written: the command was refused", "not written: command refused",
                           "not written: refused"),
-    Verdict.RAISED: ("raises {raised} ({error_class})",),
+    Verdict.RAISED: ("raises {raised} ({error_class})", "raises {raised}"),
     Verdict.STOPPED: ("the run stops here",),
 }
 """Each verdict's words, longest first: a narrow cell shows the longest that fits."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.dom import DOMNode
 from textual.reactive import Reactive
 from textual.widgets import Footer
@@ -20,8 +20,10 @@ from ..widgets.lesson_pane import LessonPane
 from ..widgets.locals_pane import LocalsPane
 from ..widgets.mode_notes import ModeNotes
 from ..widgets.predict_bar import PredictBar
+from ..widgets.pushed_away import PushedAway
 from ..widgets.race_timeline import RaceTimeline
 from ..widgets.step_bar import StepBar
+from ..widgets.step_column import StepColumn
 from ..widgets.store_pane import StorePane
 from ..widgets.try_row import TryRow
 from ..widgets.wire_pane import WirePane
@@ -61,7 +63,8 @@ def panes(session: Session, frame: Reactive[Any], playing: Reactive[Any], busy: 
     header.store = store
     yield header
     with Horizontal(id="main"):
-        with Vertical(id="left"):
+        with StepColumn(id="left"):
+            yield PushedAway()
             yield StepBar().data_bind(frame=frame, playing=playing, busy=busy)
             yield ModeNotes().data_bind(frame=frame)
             yield PredictBar().data_bind(frame=frame, asking=asking)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -53,6 +54,11 @@ class FatePicker(ModalScreen[str | None]):
             text.append(f" (unavailable here: {reason})", style="dim")
         text.append(f"\n  {self.descriptions.get(fate.key, '')}")
         return Option(text, id=fate.key)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # the list scrolls inside the box rather than push the box's bottom border off a short screen
+        intro = self.query_one("#fate-intro").outer_size.height or 3
+        self.query_one(OptionList).styles.max_height = max(3, min(30, event.size.height * 9 // 10 - 2 - intro))
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

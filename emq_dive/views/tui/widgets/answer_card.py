@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -51,6 +52,15 @@ ROLES = {"faint": "", "ok": "green", "bad": "red", "wrote": "yellow"}
 """The card's style roles, as plain Rich styles for a card not yet on screen (on screen: the theme's colours)."""
 
 
+RUN_ID = re.compile(r"\b[0-9a-f]{40}\b")
+"""A run_id (a lease_epoch's value): shown by its two ends unless the keys are shown whole (v)."""
+
+
+def short_ids(line: str) -> str:
+    """``line`` with each run_id as its two ends (``0000…0000``), so ``lease_epoch: ∅ → 0000…0000`` keeps a row."""
+    return RUN_ID.sub(lambda found: f"{found[0][:4]}…{found[0][-4:]}", line)
+
+
 def answer_text(answer: Answer, sha_width: int = 10, roles: Mapping[str, str | Style] = ROLES,
                 whole: bool = False) -> Text:
     """The answer as lines: outcome, each exchange and its raw reply, and the writes, in the styles ``roles``
@@ -92,7 +102,7 @@ def answer_text(answer: Answer, sha_width: int = 10, roles: Mapping[str, str | S
     out.append("\nwrote: ", style=faint)
     if answer.writes:
         for write in answer.writes[:MAX_LINES]:
-            out.append("\n  " + write, style=roles["wrote"])
+            out.append("\n  " + (write if whole else short_ids(write)), style=roles["wrote"])
         if len(answer.writes) > MAX_LINES:
             out.append(f"\n  … and {len(answer.writes) - MAX_LINES} more writes", style=faint)
     else:

@@ -29,6 +29,7 @@ from .code_source import (
     sends_natively,
     source,
 )
+from .fitted_title import fitted_title
 from .style import background
 
 __all__ = ["SOURCES", "TITLES", "CodePane", "module_line", "plain_source", "source"]
@@ -43,8 +44,8 @@ TITLES = {
     "module": "the native module · emq_dive/engine/native/emq_module.c",
     "single": "singles · the single verb's script · emq_dive/engine/echo_mq/scripts/extend_lock.lua",
     "connector": "beat one · the handle's send · emq_dive/engine/echo_mq/connector.py",
-    "what-if": f"what-if · scripts/extend_locks_no_guard.lua · line {WHAT_IF_MARKS['guard-removed']}: "
-               f"{REMOVED_TEXT.split(' --')[0]!r} removed",
+    "what-if": f"what-if · line {WHAT_IF_MARKS['guard-removed']}: {REMOVED_TEXT.split(' --')[0]!r} removed · "
+               "scripts/extend_locks_no_guard.lua",  # the removed line before the path, which gives way first
 }
 
 
@@ -120,7 +121,7 @@ class CodePane(Widget):
         titles = (TITLES.get(key) or yours_title(key), self._subtitle(step))
         if titles != self._titles:  # setting a border title repaints the whole pane, so only on a change
             self._titles = titles
-            self.border_title, self.border_subtitle = titles
+            self.border_title, self.border_subtitle = fitted_title(titles[0], self.outer_size.width), titles[1]
         self._repaint_rows(step)
         if not self._highlighting:
             self._highlighting = True
@@ -162,6 +163,8 @@ class CodePane(Widget):
 
     def on_resize(self) -> None:
         self._rows = None
+        if self._titles is not None:
+            self.border_title = fitted_title(self._titles[0], self.outer_size.width)
 
     def _highlight_all(self) -> None:
         keys = ["handle", "lua", "native", "single", "what-if", "connector"] + (["module"] if self.server else [])

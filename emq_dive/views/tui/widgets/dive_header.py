@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive, var
 from textual.widget import Widget
 
@@ -13,16 +14,14 @@ from ....engine.stepper import MODES
 from ....engine.stepper.modes import RUN_MODES
 from ....engine.stores.protocol import StoreLike
 from ....present.session import Frame
-
-MIN_HEADING = 12
-"""The fewest cells the heading keeps when the header is too narrow for it and the store's name."""
+from .word_wrap import word_wrap
 
 
 class DiveHeader(Widget):
     """One line: what is being taught, against which store, over which wire."""
 
     DEFAULT_CSS: ClassVar[str] = """
-    DiveHeader { dock: top; height: 1; background: $panel; color: $foreground; }
+    DiveHeader { dock: top; height: auto; background: $panel; color: $foreground; }
     DiveHeader > .dive-header--heading { text-style: bold; color: $text-accent; }
     DiveHeader > .dive-header--wire { text-style: bold reverse; color: $text-warning; }
     DiveHeader > .dive-header--muted { color: $text-muted; }
@@ -45,7 +44,7 @@ class DiveHeader(Widget):
 
     def watch_frame(self, old: Frame | None, new: Frame | None) -> None:
         if old is None or new is None or self._says(old) != self._says(new):
-            self.refresh()
+            self.refresh(layout=True)  # the header may take another row
 
     @staticmethod
     def _says(frame: Frame) -> tuple[object, ...]:
@@ -53,29 +52,59 @@ class DiveHeader(Widget):
         played = frame.played
         return (frame.wire, None if played is None else (played.mode, played.label, played.predicting, played.score))
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._rows(width))
+
     def render(self) -> Text:
-        style = self.get_component_rich_style
+        return Text("\n", end="").join(self._rows(self.size.width or 120))
+
+    def _parts(self) -> list[tuple[list[str], str, str]]:
+        """Each part of the header: its wordings (longest first), its style and the separator before it."""
         backend = self.store.description if self.store is not None else self.backend
         wire = self.frame.wire if self.frame is not None else self.wire
-        wire_text = f" {WIRES[wire].label if wire in WIRES else wire} "
         played = self.frame.played if self.frame is not None else None
-        mode = ""
+        parts = [(headings(self.heading), "dive-header--heading", " "),
+                 ([f" {WIRES[wire].label if wire in WIRES else wire} "], "dive-header--wire", " │ wire ")]
         if played is not None and (played.mode != RUN_MODES[0] or played.predicting):
             mode = f" {MODES[played.mode].header} " if played.what_if else played.label
             if played.predicting:
                 mode += f" · predicted {played.score[0]}/{played.score[1]}"
-        # the heading gives way first, so a narrow header still names the store (its name comes first)
-        rest = (len("│ wire ") + len(wire_text) + (len(" │ ") + len(mode) if mode else 0) + len(" │ ")
-                + min(len(backend), len(backend.split(" · ")[0]) + 2))
-        room = max(MIN_HEADING, (self.size.width or 120) - rest - 2)
-        heading = self.heading if len(self.heading) <= room else self.heading[: room - 1].rstrip() + "…"
-        out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(f" {heading} ", style=style("dive-header--heading"))
-        out.append("│ wire ", style=style("dive-header--muted"))
-        out.append(wire_text, style=style("dive-header--wire"))
-        if played is not None and mode:
-            out.append(" │ ", style=style("dive-header--muted"))
-            out.append(mode, style=style("dive-header--what-if" if played.what_if else "dive-header--muted"))
-        out.append(" │ ", style=style("dive-header--muted"))
-        out.append(backend)
+            parts.append(([mode], "dive-header--what-if" if played.what_if else "dive-header--muted", " │ "))
+        parts.append(([backend], "", " │ "))
+        return parts
+
+    def _rows(self, width: int) -> list[Text]:
+        """The header's rows at ``width`` cells: one where every part fits (the heading in its shortest words if
+        it must), else the parts flow onto more rows, each part whole."""
+        parts = self._parts()
+        for choice in range(max(len(words) for words, _, _ in parts)):
+            chosen = [(words[min(choice, len(words) - 1)], role, sep) for words, role, sep in parts]
+            if sum(len(sep) + len(said) for said, _, sep in chosen) <= width:
+                return [self._row(chosen)]
+        chosen = [(words[-1], role, sep) for words, role, sep in parts]
+        rows: list[list[tuple[str, str, str]]] = [[]]
+        used = 0
+        for said, role, sep in chosen:
+            if rows[-1] and used + len(sep) + len(said) > width:
+                rows.append([])
+                used = 0
+            rows[-1].append((said, role, sep if rows[-1] or sep == " " else " "))
+            used += len(rows[-1][-1][2]) + len(said)
+        out: list[Text] = []
+        for row in rows:
+            out += word_wrap(self._row(row), width)
         return out
+
+    def _row(self, parts: list[tuple[str, str, str]]) -> Text:
+        style = self.get_component_rich_style
+        out = Text(end="")
+        for said, role, sep in parts:
+            out.append(sep, style=style("dive-header--muted"))
+            out.append(said, style=style(role) if role else "")
+        return out
+
+
+def headings(heading: str) -> list[str]:
+    """The lesson's heading in its words, longest first: whole, then without its title (``Batches · dive 03``)."""
+    short = heading.split(" — ")[0]
+    return [heading, short] if short != heading else [heading]

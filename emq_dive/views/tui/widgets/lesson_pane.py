@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from ....course.lessons import Lesson
 from ....present.session import Frame
+from .fitted_title import fitted_title
 from .lesson_follow import SectionShown, brought
 from .scrolled import SCROLL_KEYS, thumb
 
@@ -171,14 +172,21 @@ class LessonPane(Widget, can_focus=True):
             return
         self._lines.clear()
         self._width = self.text_width
+        self._titles()
         order = sorted(self.keys, key=lambda key: key != self.section)  # the section on show first
         bodies = [(key, self._body(key)) for key in order]
         self._lay_out(bodies, self._width, markdown_theme(self.app.theme_variables), self.rich_style)
         self.refresh()
 
     def _body(self, key: str) -> str:
-        body = self._section(key).body
-        return f"{self.lesson.intro}\n\n{body}" if key == self.keys[0] else body
+        section = self._section(key)
+        body = f"{self.lesson.intro}\n\n{section.body}" if key == self.keys[0] else section.body
+        fits = fitted_title(section.title, self.outer_size.width) == section.title  # else it heads the text
+        return body if fits else f"**{section.title}**\n\n{body}"
+
+    def full_text(self) -> str:
+        """The section on show, its whole title first, as plain text."""
+        return "\n".join([self._section(self.section).title, *(line.text for line in self.lines)])
 
     def _section(self, key: str) -> Any:
         return next(s for s in self.lesson.sections if s.key == key)
@@ -213,7 +221,7 @@ class LessonPane(Widget, can_focus=True):
 
     def _titles(self) -> None:
         section, at = self._section(self.section), self.keys.index(self.section) + 1
-        self.border_title = section.title
+        self.border_title = fitted_title(section.title, self.outer_size.width)
         self.border_subtitle = f"{at}/{len(self.keys)} · [ ] browse"
         self.post_message(SectionShown(section.title, at, len(self.keys)))  # for the caption, when this is hidden
 

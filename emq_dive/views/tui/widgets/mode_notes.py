@@ -61,7 +61,7 @@ class ModeNotes(Shown):
     """Shown when the run mode has something to say about the step: per-call clocks, raises, a resurrection."""
 
     DEFAULT_CSS: ClassVar[str] = """
-    ModeNotes { height: auto; max-height: 6; padding: 0 1; background: $boost; display: none; }
+    ModeNotes { height: auto; padding: 0 1; background: $boost; display: none; }
     ModeNotes > .mode-notes--clock { color: $text-accent; }
     ModeNotes > .mode-notes--bad { color: $text-error; }
     ModeNotes > .mode-notes--warn { color: $text-warning; text-style: bold; }
@@ -70,7 +70,6 @@ class ModeNotes(Shown):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"mode-notes--clock", "mode-notes--bad", "mode-notes--warn",
                                              "mode-notes--note"}
     ROLES = "mode-notes"
-    CUT = frozenset({"clock", "bad"})
 
     frame: reactive[Frame | None] = reactive(None, always_update=True)
     """The frame whose step is noted."""

@@ -14,6 +14,7 @@ from textual.strip import Strip
 from ....present.keymap import Where
 from .key_bindings import bindings
 from .rows import Rows
+from .word_wrap import word_wrap
 
 
 def hanging(text: Text, width: int, console: Console, indent: int = 2) -> list[Text]:
@@ -21,12 +22,12 @@ def hanging(text: Text, width: int, console: Console, indent: int = 2) -> list[T
     width = max(indent + 4, width)
     if text.cell_len <= width:
         return [text]
-    lines = text.wrap(console, width, no_wrap=False, overflow="fold")
+    lines = word_wrap(text, width)
     first = lines[0]
     rest = text[len(first.plain):]
     rest = rest[len(rest.plain) - len(rest.plain.lstrip(" ")):]
     out = [first]
-    for line in rest.wrap(console, width - indent, no_wrap=False, overflow="fold"):
+    for line in word_wrap(rest, width - indent):
         out.append(Text(" " * indent) + line)
     return out
 

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.geometry import Size
 
 from .rows import Rows
+from .word_wrap import word_wrap
 
 
 class Shown(Rows):
@@ -50,7 +51,7 @@ class Shown(Rows):
         for line, role in lines:
             text = Text(line, style=self.role_style(f"{self.ROLES}--{role}"), end="")
             if self.WRAP and role not in self.CUT:
-                rows += text.wrap(self.app.console, width)
+                rows += word_wrap(text, width)
             else:
                 text.truncate(width, overflow="ellipsis")
                 rows.append(text)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive
 
 from ....present import step_words
 from ....present.session import Frame
 from ....present.step_words import agreement_text, now_text
 from .rows import Rows
+from .word_wrap import word_wrap
 
 
 def failed_text(frame: Frame, width: int | None = None) -> str:
@@ -54,12 +56,15 @@ class StepBar(Rows):
         if not width:
             self.refresh()
             return
-        rows = list(self.render().wrap(self.app.console, width))
+        rows = word_wrap(self.render(), width)
         height = max(4, len(rows))
         if height != self._height:
             self._height = height
             self.refresh(layout=True)
         self.paint_rows(rows + [Text()] * (height - len(rows)))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(4, len(word_wrap(self.render(), width)) if width else self._height)
 
     def watch_frame(self) -> None:
         self._fit()

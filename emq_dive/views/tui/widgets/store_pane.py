@@ -23,9 +23,10 @@ def _epoch(value: str | None, width: int) -> str:
     return value[: max(1, width - 1)] + "…"
 
 
-def row_columns(ids: list[str], width: int) -> tuple[int, int, int, int]:
-    """The widths of the rows table's columns (id, attempts, group, lease_epoch) in ``width`` cells."""
-    attempts, group = 9, 6
+def row_columns(ids: list[str], width: int, groups: tuple[str, ...] = ()) -> tuple[int, int, int, int]:
+    """The widths of the rows table's columns (id, attempts, group, lease_epoch) in ``width`` cells: the group
+    column holds its longest value whole (the epoch, an identifier, is the one shortened)."""
+    attempts, group = 9, max([6, *(len(name) + 1 for name in groups)])
     first = max([4, *map(len, ids)]) + 2
     if first + attempts + group + len("lease_epoch") > width:
         first -= 1
@@ -97,7 +98,9 @@ class StorePane(ScrolledLines):
         view, now = frame.view, frame.step.now
         out = Text(no_wrap=True, overflow="ellipsis")
         width = self.text_width
-        first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width)
+        groups = tuple(value for row in view.rows if row.kind == "hash"
+                       for field, value in row.fields if field == "group" and value)
+        first, attempts, group, epoch = row_columns([entry.id for entry in view.active], width, groups)
         # each run of padding ends the cell before it, so no text run starts with spaces (SVG viewers drop them)
         names = Shorthand(view.base, now, self.whole)
         if not self.whole:  # the queue's hashtag whole once; every key after it as the lesson writes it
