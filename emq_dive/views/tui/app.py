@@ -22,6 +22,7 @@ from ...course.user_state import UserState
 from ...engine.echo_mq import wires
 from ...engine.stores.protocol import StoreLike
 from ...present import reset
+from ...present.console_seen import seen_sent
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
@@ -36,6 +37,8 @@ from .widgets.style import faint_css
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
+
+    from .screens.console_screen import ConsoleReplied  # imported when the console first opens, not at start-up
 
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread holding the GIL runs before one waiting for it gets a turn, while the app runs (Python's
@@ -204,6 +207,12 @@ class DiveApp(App[None]):
 
     def on_compared(self, message: Compared) -> None:
         self.missions.answers((message.compared.scripted, message.compared.native))
+
+    def on_console_replied(self, message: ConsoleReplied) -> None:
+        """Tell the missions what a console line sent and the store answered."""
+        seen = seen_sent(message.outcome, message.frame)
+        if seen is not None:
+            self.missions.observe(seen)
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
