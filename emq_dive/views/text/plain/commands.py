@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from ....present.keymap import by_action
 from . import (
     console as plain_console,
-)
-from . import (
     missions as plain_missions,
 )
 from . import (
