@@ -172,3 +172,69 @@ async def test_noperm_by_the_restricted_caller_and_not_by_a_live_one_on_a_server
         await press(app, pilot, "escape")
         await run_fate(app, pilot, "restricted")
         assert app.missions.tracker.met_now and "noperm" in done_ids()
+
+
+def _plain(store, lines: list[str]) -> str:
+    """What the plain mode says for ``lines`` typed one after another."""
+    from tests.test_console import plain_on
+
+    said, _dive = plain_on(store, "".join(f"{line}\n" for line in lines))
+    return said
+
+
+def test_token_string_in_the_plain_mode_by_01_and_not_by_1(fake_store):
+    number = NUMBERS["token-string"]
+    said = _plain(fake_store, [f"missions {number}", ": EVALSHA $sha 2 $active $base $lease JOB01 1", "q"])
+    assert "EVALSHA answered" in said and "Mission met" not in said and "token-string" not in done_ids()
+    said = _plain(fake_store, [f"missions {number}", ": EVALSHA $sha 2 $active $base $lease JOB01 01", "q"])
+    assert "Mission met: A string compare. This proves:" in said and "token-string" in done_ids()
+
+
+def test_guard_back_in_the_plain_mode_by_your_script_and_not_by_g_alone(fake_store, tmp_path):
+    number = NUMBERS["guard-back"]
+    said = _plain(fake_store, [f"missions {number}", "g", "end", "g", "end", "q"])
+    assert "JOB04" in said and "Mission met" not in said and "guard-back" not in done_ids()
+    without, mine = tmp_path / "without.lua", tmp_path / "mine.lua"
+    without.write_text(COURSE.replace(GUARD, NO_GUARD))
+    mine.write_text(COURSE)  # the guard put back by hand: your copy, the course's text
+    said = _plain(fake_store, [f"missions {number}", f"E {without}", "end", f"E {mine}", "end", "q"])
+    assert said.count("runs from step 0, stepped for real") == 2
+    assert "Mission met: Your guard. This proves:" in said and "guard-back" in done_ids()
+
+
+def test_your_script_is_the_engines_record_of_your_edit_not_any_file_name(fake_store):
+    from dataclasses import replace
+
+    from emq_dive.course.mission_goals import Stage
+    from emq_dive.engine.echo_mq import scripts
+    from emq_dive.present.mission_check import Seen, holds
+    from emq_dive.present.session import Session
+
+    frame = Session(fake_store, lesson()).open(0)
+    yours = Stage(script="yours")
+    mine = scripts.edited(course_script("extend_locks"), COURSE.replace(GUARD, NO_GUARD))
+    assert holds(yours, Seen(frame=replace(frame, step=replace(frame.step, code=mine.file))))
+    for code in ("extend_locks.lua", "reaper.lua", "your extend_locks.lua @0000000"):
+        assert not holds(yours, Seen(frame=replace(frame, step=replace(frame.step, code=code)))), code
+
+
+def test_a_sends_deadlines_are_read_back_never_guessed(fake_store):
+    from emq_dive.present.console import Console
+    from emq_dive.present.console_seen import seen_sent
+    from emq_dive.present.session import Session
+
+    session = Session(fake_store, lesson())
+    session.open(0)
+    console = Console(session)
+    extend = "EMQ.EXTENDS 2 $active $base 99000 JOB01 1"
+    with fake_store.io():
+        for line in ("MULTI", extend, extend, "ZSCORE $active JOB01"):
+            assert console.run(line)[1] is None, "queued: nothing sent"
+        outcome, frame = console.run("EXEC")
+        twice = seen_sent(outcome, frame)
+        outcome, frame = console.run("ZCARD $active")
+        read = seen_sent(outcome, frame)
+    assert twice is not None and twice.sent is not None and twice.sent.multi
+    deadline = 1_700_000_099_000
+    assert twice.sent.deadlines == (None, deadline, None), "the first write was overwritten before any read"
+    assert read is not None and read.sent is not None and read.sent.deadlines == (None,), "a read writes no deadline"
