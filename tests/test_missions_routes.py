@@ -109,8 +109,8 @@ async def test_cached_clock_is_skipped_on_fakeredis_and_its_block_says_why():
         assert any("cached-clock" in n.message or "cached clock" in n.message.lower() for n in app._notifications)
         await press(app, pilot, "colon")
         screen = app.screen
-        for line in ("MULTI", "EMQ.EXTENDS 2 $active $base $lease JOB01 1", "EMQ.EXTENDS 2 $active $base $lease JOB03 1",
-                     "EXEC"):
+        for line in ("MULTI", "EMQ.EXTENDS 2 $active $base $lease JOB01 1",
+                     "EMQ.EXTENDS 2 $active $base $lease JOB03 1", "EXEC"):
             await send(app, pilot, line)
         assert isinstance(screen.outcome, Executed) and "cannot show" in screen.outcome.note
         assert "cached-clock" not in done_ids()
