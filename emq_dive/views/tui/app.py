@@ -202,17 +202,17 @@ class DiveApp(App[None]):
         """Show the mission's goal as the store or the reply must look."""
         self.missions.goal()
 
-    def on_fate_ran(self, message: FateRan) -> None:
-        self.missions.answers((*message.run.answers, *message.run.raw_answers))
-
-    def on_compared(self, message: Compared) -> None:
-        self.missions.answers((message.compared.scripted, message.compared.native))
-
     def on_console_replied(self, message: ConsoleReplied) -> None:
         """Tell the missions what a console line sent and the store answered."""
         seen = seen_sent(message.outcome, message.frame)
         if seen is not None:
             self.missions.observe(seen)
+
+    def on_fate_ran(self, message: FateRan) -> None:
+        self.missions.answers((*message.run.answers, *message.run.raw_answers))
+
+    def on_compared(self, message: Compared) -> None:
+        self.missions.answers((message.compared.scripted, message.compared.native))
 
 
 def make_app(lesson: Lesson, store: StoreLike, *, wire: int = 4, step: int = 0, batch: Sequence[str] | None = None,
