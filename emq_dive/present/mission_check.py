@@ -6,26 +6,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..course.mission_goals import AnswerGoal, MemberGoal, SentGoal, Stage
+from ..engine.echo_mq.scripts import yours_by_file
 from ..engine.fates import Answer
 from ..engine.fates.wire_compare import error_class
 from ..engine.stepper.model import Call, Member
 from ..engine.stepper.outcome import Failed, Verdict
 from .session import Frame
 
-COURSE_CODE = frozenset({"jobs.py", "extend_locks.lua", "extend_lock.lua", "extend_locks_no_guard.lua", "native.py"})
-"""The files the course's own code runs from; a step from any other file ran the learner's edited script."""
 _READS = (b"HGET", b"HMGET")
 _RAW = (b"EVALSHA", b"EMQ.EXTENDS", b"EMQ.EXTEND")
 
 
 @dataclass(frozen=True)
 class Sent:
-    """Commands the learner sent together (the console): each command, whether they went in one MULTI, and the
-    deadline each wrote in active, read back from the store."""
+    """Commands the learner sent (the console): each command, whether they went in one MULTI (or in sends one
+    after another), and the deadline each wrote in active, read back from the store."""
 
     commands: tuple[tuple[bytes, ...], ...]
     multi: bool = False
-    deadlines: tuple[int, ...] = ()
+    deadlines: tuple[int | None, ...] = ()
+    """Each command's deadline, in order: the score it wrote in active, None for one that wrote none or was not
+    read back."""
     replies: tuple[object, ...] = ()
     """Each command's raw reply (a list of failed ids, an int, an error), in order."""
 
@@ -58,7 +59,7 @@ def holds(stage: Stage, seen: Seen) -> bool:
         return False
     if stage.done is not None and step.done != stage.done:
         return False
-    if stage.script == "yours" and step.code in COURSE_CODE:
+    if stage.script == "yours" and not _yours(step.code):
         return False
     scores = [m.new_score for m in step.members if m.verdict is Verdict.RESCORED and m.new_score is not None]
     if stage.deadlines_differ is not None and len(set(scores)) < stage.deadlines_differ:
@@ -70,6 +71,12 @@ def holds(stage: Stage, seen: Seen) -> bool:
     if stage.unread is not None and (not step.done or _reads(seen.run_calls, stage.unread.encode())):
         return False
     return all(any(_member_holds(goal, member, frame) for member in step.members) for goal in stage.members)
+
+
+def _yours(code: str) -> bool:
+    """True when ``code`` names a script the learner edited (the engine's own record of it), not a course file."""
+    script = yours_by_file(code)
+    return script is not None and script.yours
 
 
 def _reads(calls: Sequence[Call], field: bytes) -> bool:
@@ -191,9 +198,10 @@ def _sent_holds(goal: SentGoal, sent: Sent, frame: Frame | None) -> bool:
     if len(picked) < goal.count or (goal.multi is not None and sent.multi != goal.multi):
         return False
     if goal.deadlines is not None:
-        if len(sent.deadlines) < goal.count:
+        deadlines = [sent.deadlines[i] if i < len(sent.deadlines) else None for i in picked[-goal.count:]]
+        if None in deadlines:
             return False
-        same = len(set(sent.deadlines)) == 1
+        same = len(set(deadlines)) == 1
         if same != (goal.deadlines == "same"):
             return False
     if goal.token_string is not None:

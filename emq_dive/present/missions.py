@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from ..course.lessons import Lesson
 from ..course.mission_goals import Mission, Need
 from ..course.user_state import StateProblem, UserState
 from ..engine.stores.kinds import kind_of
 from ..engine.stores.protocol import StoreLike
-from .mission_check import Seen, holds
+from .mission_check import Seen, Sent, holds
 from .session import Frame, Session
 
 
@@ -24,6 +25,16 @@ def unsupported(mission: Mission, store: StoreLike) -> str:
         if need is Need.REAL_SERVER and not kind.real_server:
             return f"{kind.words} is not a server process, so it has no cached command time or Lua of its own"
     return ""
+
+
+T = TypeVar("T")
+APART = 4
+"""How many of the console's latest commands sent one after another a goal about sends apart looks at."""
+
+
+def _padded(values: tuple[T, ...], count: int) -> tuple[T | None, ...]:
+    """``values`` cut or filled with None to ``count``, one per command."""
+    return (*values[:count], *(None,) * (count - len(values)))
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,8 @@ class Missions:
         self.stage = 0
         """How many of the current mission's stages have been met, in order."""
         self.met_now = False
+        self._apart: Sent | None = None
+        """The console's sends one after another (not in a MULTI) since the last block or start, newest last."""
         self._done: set[str] = set(self.state.progress().done(lesson.id))
 
     def entries(self) -> tuple[Entry, ...]:
@@ -85,11 +98,11 @@ class Missions:
         skipped = unsupported(mission, self.store)
         if skipped:
             raise ValueError(f"mission {mission.title!r} is skipped here: {skipped}")
-        self.current, self.stage, self.met_now = mission, 0, False
+        self.current, self.stage, self.met_now, self._apart = mission, 0, False, None
 
     def stop(self) -> None:
         """Leave the mission under way."""
-        self.current, self.stage, self.met_now = None, 0, False
+        self.current, self.stage, self.met_now, self._apart = None, 0, False, None
 
     def observe(self, seen: Seen) -> Met | None:
         """Check the mission under way against what an action left; a Met once its last stage holds (recorded as
@@ -97,6 +110,8 @@ class Missions:
         mission = self.current
         if mission is None or self.met_now:
             return None
+        if seen.sent is not None:
+            seen = replace(seen, sent=self._in_turn(seen.sent))
         while self.stage < len(mission.stages) and holds(mission.stages[self.stage], seen):
             self.stage += 1
         if self.stage < len(mission.stages):
@@ -108,6 +123,20 @@ class Missions:
         except StateProblem as problem:
             return Met(mission, str(problem))
         return Met(mission)
+
+    def _in_turn(self, sent: Sent) -> Sent:
+        """``sent`` joined to the sends just before it when neither went in a MULTI (the goal "sent apart" is about
+        several sends), keeping the newest ``APART`` commands; a block starts the run afresh."""
+        if sent.multi:
+            self._apart = None
+            return sent
+        before = self._apart or Sent(())
+        parts = (before, sent)
+        commands = tuple(c for part in parts for c in part.commands)
+        deadlines = tuple(d for part in parts for d in _padded(part.deadlines, len(part.commands)))
+        replies = tuple(r for part in parts for r in _padded(part.replies, len(part.commands)))
+        self._apart = Sent(commands[-APART:], False, deadlines[-APART:], replies[-APART:])
+        return self._apart
 
     def seen(self, session: Session, frame: Frame) -> Seen:
         """What ``frame`` leaves to check for the mission under way (its run's calls only when a goal reads them)."""

@@ -22,6 +22,7 @@ from ...course.user_state import UserState
 from ...engine.echo_mq import wires
 from ...engine.stores.protocol import StoreLike
 from ...present import reset
+from ...present.console_seen import seen_sent
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
@@ -37,6 +38,8 @@ from .widgets.style import faint_css
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
+
+    from .screens.console_screen import ConsoleReplied  # imported when the console first opens, not at start-up
 
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread holding the GIL runs before one waiting for it gets a turn, while the app runs (Python's
@@ -199,6 +202,12 @@ class DiveApp(App[None]):
     def action_mission_goal(self) -> None:
         """Show the mission's goal as the store or the reply must look."""
         self.missions.goal()
+
+    def on_console_replied(self, message: ConsoleReplied) -> None:
+        """Tell the missions what a console line sent and the store answered."""
+        seen = seen_sent(message.outcome, message.frame)
+        if seen is not None:
+            self.missions.observe(seen)
 
     def on_fate_ran(self, message: FateRan) -> None:
         self.missions.answers((*message.run.answers, *message.run.raw_answers))

@@ -6,6 +6,7 @@ from ....engine.echo_mq.console import Refusal
 from ....present import reset as resets
 from ....present.console import Failed, Outcome
 from ....present.console_block import Blocked, Executed, block_words
+from ....present.console_seen import seen_sent
 from .state import Dive
 
 YES = ("y", "yes")
@@ -43,6 +44,9 @@ def console(dive: Dive, _key: str, argument: str) -> None:
     dive.say(said(outcome))
     if frame is not None:
         dive.keep(frame)
+    seen = seen_sent(outcome, frame)
+    if seen is not None:
+        dive.noticed(seen)
 
 
 def undo(dive: Dive) -> bool:

@@ -16,7 +16,7 @@ from textual.widgets import Input, Static
 from ....engine.echo_mq.console import Refusal
 from ....present.console import Console, Failed, Outcome, Replied
 from ....present.console_block import Blocked, Executed, block_words, open_words
-from ....present.session import with_seq
+from ....present.session import Frame, with_seq
 from ..widgets.console_prompt import PLACEHOLDER, ConsolePrompt
 from .console_moves import settled
 from .dive import DiveScreen
@@ -31,9 +31,10 @@ BLOCK_PLACEHOLDER = "(TX) a line to queue it · EXEC sends the block · DISCARD 
 
 @dataclass
 class ConsoleReplied(Message):
-    """A console line came to ``outcome`` (the store's reply, a refusal, or a failure)."""
+    """A console line came to ``outcome`` (the store's reply, a refusal, or a failure), and the frame after it."""
 
     outcome: Outcome
+    frame: Frame | None = None
 
 
 def said(outcome: Outcome) -> str:
@@ -110,7 +111,7 @@ class ConsoleScreen(ModalScreen[None]):
             outcome, frame = Failed(typed, f"{type(err).__name__}: {err}"), None
         if frame is not None:
             self.dive.post_message(FrameReady(with_seq(frame, seq)))
-        self.post_message(ConsoleReplied(outcome))
+        self.post_message(ConsoleReplied(outcome, frame))
 
     def on_console_replied(self, message: ConsoleReplied) -> None:
         self.dive.recorder.console(message.outcome)
