@@ -1,0 +1,45 @@
+"""A whole batch set up in pipelined chunks ends as one member after another would leave it, at any size."""
+
+from __future__ import annotations
+
+import pytest
+
+from emq_dive.engine import fates
+from emq_dive.engine.echo_mq import moves
+from emq_dive.engine.stores import open_store, snapshot
+from tests.conftest import FROZEN
+
+CLAIM, LEASE = 10_000, 30_000
+MIX = ("live", "stale", "gone", "reaped", "wrongtype", "lane", "reaped", "stale", "live")
+
+
+def _one_by_one(fate_keys: list[str]) -> dict[bytes, snapshot.Entry]:
+    """The store after each member is prepared alone, one after another (the single-job path)."""
+    store = open_store("fakeredis", clock=lambda: FROZEN, run_id="f" * 40)
+    try:
+        width = max(2, len(str(len(fate_keys))))
+        for i, key in enumerate(fate_keys, 1):
+            fates.prepare(store.client, store.queue, fates.job_id(i, width), key, CLAIM)
+        return _named(snapshot.take(store.client, store.queue), store.queue)
+    finally:
+        store.close()
+
+
+def _named(snap: dict[bytes, snapshot.Entry], queue: str) -> dict[bytes, snapshot.Entry]:
+    """The snapshot with the run's own queue name taken out of its keys, so two runs compare."""
+    return {key.replace(queue.encode(), b"Q"): entry for key, entry in snap.items()}
+
+
+@pytest.mark.parametrize("size", [len(MIX), moves.CHUNK * 2 + 7])
+def test_a_chunked_batch_ends_as_one_member_after_another(fake_store, size):
+    fate_keys = [MIX[i % len(MIX)] for i in range(size)]
+    built = fates.build_batch(fake_store, fate_keys, LEASE, CLAIM)
+    assert [token for _, token in built.held] == [1] * size
+    assert _named(snapshot.take(fake_store.client, fake_store.queue), fake_store.queue) == _one_by_one(fate_keys)
+
+
+def test_the_chunks_cover_every_item_in_order():
+    items = list(range(2 * moves.CHUNK + 3))
+    parts = list(moves.chunks(items))
+    assert [len(p) for p in parts] == [moves.CHUNK, moves.CHUNK, 3]
+    assert [x for p in parts for x in p] == items
