@@ -43,3 +43,9 @@ def test_the_chunks_cover_every_item_in_order():
     parts = list(moves.chunks(items))
     assert [len(p) for p in parts] == [moves.CHUNK, moves.CHUNK, 3]
     assert [x for p in parts for x in p] == items
+
+
+def test_a_snapshot_read_plain_is_what_a_read_gives(fake_store):
+    fates.build_batch(fake_store, list(MIX), LEASE, CLAIM)
+    client, queue = fake_store.client, fake_store.queue
+    assert snapshot.plain(snapshot.take(client, queue)) == snapshot.read(client, queue)

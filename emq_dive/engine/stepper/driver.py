@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import redis
@@ -13,6 +13,7 @@ from ..echo_mq.connector import Connector, raw
 from ..stores.protocol import StoreLike
 from .lua_run import LuaRun, Pending
 from .model import Call, Member, Step
+from .shared import Shared
 from .timeline import is_write
 
 WriteHook = Callable[[Sequence[bytes]], None]
@@ -36,6 +37,8 @@ class Batch:
     held: tuple[tuple[str, int], ...]
     lease_ms: int
     before_write: WriteHook
+    shared: Shared = field(default_factory=Shared, compare=False)
+    """The run's one copy of each repeated argument and reply, so a big batch's calls stay small."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,8 @@ def register(wire: int, mode: str = "batch") -> Callable[[DriverFactory], Driver
     return add
 
 
-def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line: int, args: Sequence[bytes]) -> Call:
+def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line: int, args: Sequence[bytes],
+            shared: Shared | None = None) -> Call:
     """Send one command the stepped code asked for to the live store, recording first what a write replaces: the
     one way every driver and the twin's host send (an error reply comes back as the reply)."""
     if is_write(args) and before_write is not None:
@@ -138,12 +142,16 @@ def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line:
         reply = raw(store.client, *args)
     except redis.ResponseError as err:
         reply = err
-    return Call(source, line, tuple(args), reply)
+    if shared is None:
+        return Call(source, line, tuple(args), reply)
+    # the command's name and the run's own keys repeat in every call; a job's key or id is new each time
+    sent = (shared.one(args[0]), *(shared.known(arg) for arg in args[1:]))
+    return Call(source, line, sent, shared.one(reply) if isinstance(reply, bytes) else reply)
 
 
 def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
     """Send one command of ``batch``'s stepped code (see send_to)."""
-    return send_to(batch.store, batch.before_write, source, line, args)
+    return send_to(batch.store, batch.before_write, source, line, args, batch.shared)
 
 
 def drive_lua(run: LuaRun, pending: Pending, batch: Batch, source: str,

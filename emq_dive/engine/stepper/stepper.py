@@ -17,6 +17,7 @@ from .events import holder_events
 from .model import Agreement, Event, Step
 from .modes import driver_for
 from .race import Race
+from .shared import Shared
 from .timeline import Timeline, is_write
 
 _RUNS = itertools.count(1)
@@ -39,8 +40,9 @@ class Stepper:
         sent = handle.capture(wire, self.queue, self.held, lease_ms)
         self.script, self.keys, self.argv = sent.script, list(sent.keys), list(sent.argv)
         self.timeline = Timeline(self.client, self.held)
+        self.shared = Shared((*sent.keys, *sent.argv[:1]))
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
-                                             self.timeline.before_write), mode)
+                                             self.timeline.before_write, self.shared), mode)
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
         opening = self.driver.handle.opening(wire, self.queue, self.held, lease_ms)
@@ -131,12 +133,12 @@ class Stepper:
         holder = holder_events(index, driver, outcome, members)
         events = (*holder, *landed) if driver.one_command else (*landed, *holder)
         return Step(index=index, count=driver.count, wire=self.wire, title=driver.title(index, outcome.done,
-                    outcome.error), source=driver.source, code=driver.code, lines=outcome.lines,
+                    outcome.error), source=driver.source, code=driver.code, lines=self.shared.one(outcome.lines),
                     focus=focus(outcome.lines, driver.marked()), calls=outcome.calls,
                     members=members, failed=self.timeline.failed_at(index),
                     clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
-                    error=outcome.error, done=outcome.done, changed=frozenset(changed), notes=outcome.notes,
+                    error=outcome.error, done=outcome.done, changed=self.shared.one(frozenset(changed)), notes=outcome.notes,
                     mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)
 
     def reap_next(self) -> Event:

@@ -141,3 +141,21 @@ def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
         values = pipe.execute()
     return {key: dict(value) if kind == b"zset" else value
             for key, kind, value in zip(keys, kinds, values, strict=True)}
+
+
+def plain(snap: Snapshot) -> dict[bytes, Any]:
+    """The keys of ``snap`` as ``read`` gives them, so a snapshot just taken need not be read a second time."""
+    out: dict[bytes, Any] = {}
+    for key, entry in snap.items():
+        value = entry.value
+        if entry.kind == "zset":
+            out[key] = {member: float(score) for member, score in cast(Pairs, value)}
+        elif entry.kind == "hash":
+            out[key] = dict(cast(Pairs, value))
+        elif entry.kind == "list":
+            out[key] = list(value)
+        elif entry.kind == "string":
+            out[key] = value
+        else:
+            out[key] = entry.kind.encode()
+    return out
