@@ -138,7 +138,8 @@ class Stepper:
                     members=members, failed=self.timeline.failed_at(index),
                     clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
-                    error=outcome.error, done=outcome.done, changed=self.shared.one(frozenset(changed)), notes=outcome.notes,
+                    error=outcome.error, done=outcome.done, changed=self.shared.one(frozenset(changed)),
+                    notes=outcome.notes,
                     mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events)
 
     def reap_next(self) -> Event:
