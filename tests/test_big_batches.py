@@ -49,3 +49,47 @@ def test_a_snapshot_read_plain_is_what_a_read_gives(fake_store):
     fates.build_batch(fake_store, list(MIX), LEASE, CLAIM)
     client, queue = fake_store.client, fake_store.queue
     assert snapshot.plain(snapshot.take(client, queue)) == snapshot.read(client, queue)
+
+
+def _state(store) -> dict[bytes, snapshot.Entry]:
+    return snapshot.take(store.client, store.queue)
+
+
+def _exact_at(size: int) -> None:
+    """End, the agreement check, a step back and Home on ``size`` members leave the store exactly as they should."""
+    from emq_dive.course.lessons import load
+    from emq_dive.present.session import Session
+
+    store = open_store("fakeredis", clock=lambda: FROZEN, run_id="f" * 40)
+    try:
+        session = Session(store, load("batches-03"), batch=[("live", "stale", "live", "reaped")[i % 4]
+                                                            for i in range(size)])
+        with store.io():
+            session.open(0)
+            start = _state(store)
+            stepper = session.stepper
+            assert stepper is not None and stepper.count == size
+            session.goto(size - 1)
+            before_last = _state(store)
+            stepper.end()
+            stepped_end = _state(store)
+            frame = session.frame()  # the run is over: the agreement check runs the batch unstepped, then puts back
+            assert frame.agreement is not None and frame.agreement.agree, frame.agreement
+            assert frame.agreement.differences == ()
+            assert _state(store) == stepped_end
+            assert len(frame.step.failed) == size // 2  # every stale and every reaped member
+            session.goto(size - 1)
+            assert _state(store) == before_last
+            session.goto(0)
+            assert _state(store) == start
+    finally:
+        store.close()
+
+
+def test_the_agreement_check_and_back_step_are_exact_on_a_batch_of_several_chunks():
+    _exact_at(moves.CHUNK * 2 + 4)
+
+
+@pytest.mark.slow
+def test_at_100000_members_the_agreement_check_and_back_step_are_exact():
+    _exact_at(100_000)
