@@ -93,3 +93,41 @@ def test_the_agreement_check_and_back_step_are_exact_on_a_batch_of_several_chunk
 @pytest.mark.slow
 def test_at_100000_members_the_agreement_check_and_back_step_are_exact():
     _exact_at(100_000)
+
+
+def test_opening_a_lesson_reads_only_its_own_file(tmp_path, monkeypatch):
+    from emq_dive.course import lessons
+
+    (tmp_path / "zz-broken.toml").write_text("this is not toml [")
+    monkeypatch.setattr(lessons, "user_lessons_dir", lambda: tmp_path)
+    read = []
+    real = lessons.load_file
+    monkeypatch.setattr(lessons, "load_file", lambda path: read.append(path.name) or real(path))
+    assert lessons.load("batches-03").id == "batches-03"
+    assert read == ["batches-03.toml"]
+    assert {entry.id for entry in lessons.entries()} >= {"batches-03", "zz-broken"}  # `list` still reads them all
+
+
+def test_a_write_and_the_read_its_undo_needs_share_one_round_trip(fake_store):
+    from emq_dive.engine.echo_mq.connector import raw, raw_pair
+    from emq_dive.engine.stepper.timeline import Timeline
+
+    client = fake_store.client
+    client.zadd(b"z", {b"m": 5})
+    client.set(b"s", b"x")
+    timeline = Timeline(client, [])
+    timeline.open()
+    write = (b"ZADD", b"z", b"7", b"m")
+    paired = timeline.paired(write)
+    assert paired is not None and paired.read == (b"ZSCORE", b"z", b"m")
+    old, reply = raw_pair(client, paired.read, write)
+    paired.noted(old)
+    assert (old, reply) == (b"5", 0)
+    assert timeline.paired((b"DEL", b"z")) is None
+    old, reply = raw_pair(client, (b"ZSCORE", b"s", b"m"), (b"ZADD", b"s", b"1", b"m"))
+    assert isinstance(old, Exception) and isinstance(reply, Exception)  # both refused, and nothing left unread
+    with pytest.raises(Exception, match="WRONGTYPE"):
+        timeline.paired((b"ZADD", b"s", b"1", b"m")).noted(old)
+    assert raw(client, "GET", "s") == b"x"
+    timeline.undo(1)
+    assert client.zscore(b"z", b"m") == 5

@@ -42,7 +42,8 @@ class Stepper:
         self.timeline = Timeline(self.client, self.held)
         self.shared = Shared((*sent.keys, *sent.argv[:1]))
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
-                                             self.timeline.before_write, self.shared), mode)
+                                             self.timeline.before_write, self.shared,
+                                             self.timeline.paired), mode)
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
         opening = self.driver.handle.opening(wire, self.queue, self.held, lease_ms)
