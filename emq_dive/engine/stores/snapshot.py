@@ -60,9 +60,20 @@ def _entry(kind: str, ttl: int, reply: Any) -> Entry:
     return Entry(kind, tuple(sorted(_bytes(x) for x in reply)), ttl)
 
 
+CHUNK = 1000
+"""Keys read per pipeline, so a big queue's snapshot never holds more than a chunk of commands and replies at once."""
+
+
 def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
-    """Each of ``keys`` that exists, with its type, contents and PTTL."""
+    """Each of ``keys`` that exists, with its type, contents and PTTL (read a chunk of keys at a time)."""
     keys = list(keys)
+    out: Snapshot = {}
+    for start in range(0, len(keys), CHUNK):
+        out.update(_take_chunk(client, keys[start:start + CHUNK]))
+    return out
+
+
+def _take_chunk(client: redis.Redis, keys: list[bytes]) -> Snapshot:
     if not keys:
         return {}
     with client.pipeline(transaction=False) as pipe:
@@ -129,6 +140,13 @@ def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> 
 def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
     """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
     keys = queue_keys(client, queue)
+    out: dict[bytes, Any] = {}
+    for start in range(0, len(keys), CHUNK):
+        out.update(_read_chunk(client, keys[start:start + CHUNK]))
+    return out
+
+
+def _read_chunk(client: redis.Redis, keys: list[bytes]) -> dict[bytes, Any]:
     with client.pipeline(transaction=False) as pipe:
         for key in keys:
             pipe.type(key)
