@@ -11,6 +11,7 @@ from typing import Protocol
 
 from ..engine import fate_table
 from ..engine.echo_mq import jobs, keyspace, moves
+from ..engine.fates.setups import settle_many
 from ..engine.stores.protocol import StoreLike
 from . import lessons, user_lessons
 from .lesson_file import MAX_MEMBERS
@@ -199,15 +200,7 @@ def setup(store: ForgetfulStore, batch: SandboxBatch, claim_lease_ms: int) -> tu
     ids = [member.id for member in batch.members]
     moves.enqueue_many(client, queue, [(m.id, "lane-a" if m.fate == "lane" else None) for m in batch.members])
     claimed = dict(moves.claim_many(client, queue, len(ids), claim_lease_ms))
-    for member in batch.members:
-        if member.fate == "gone":
-            moves.remove(client, queue, member.id)
-        elif member.fate in ("stale", "reaped"):
-            moves.reap(client, queue, moves.deadline(client, queue, member.id) or 0, only=[member.id])
-            if member.fate == "stale":
-                moves.claim(client, queue, member.id, claim_lease_ms)
-        elif member.fate == "wrongtype":
-            client.set(keyspace.job_key(queue, member.id), "not a hash")
+    settle_many(client, queue, [(m.id, m.fate) for m in batch.members], claim_lease_ms)
     return tuple((m.id, claimed[m.id] if m.token is None else m.token) for m in batch.members)
 
 

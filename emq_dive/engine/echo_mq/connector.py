@@ -88,6 +88,24 @@ def raw_block(client: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> tuple
     return tuple(queued), reply
 
 
+def raw_pair(client: redis.Redis, first: Sequence[Any], second: Sequence[Any]) -> tuple[Any, Any]:
+    """Send two commands in one round trip, in order; both replies as ``raw`` gives them, an error reply as its
+    ResponseError (returned, not raised, so the connection is left with nothing unread)."""
+    pool = client.connection_pool
+    conn = pool.get_connection()
+    try:
+        conn.send_packed_command(conn.pack_commands([tuple(first), tuple(second)]))
+        replies: list[Any] = []
+        for _ in range(2):
+            try:
+                replies.append(_as_sent(conn.read_response()))
+            except redis.ResponseError as err:
+                replies.append(err)
+        return replies[0], replies[1]
+    finally:
+        pool.release(conn)
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One command on the wire and what came back (a value, or the error raised)."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import redis
 
@@ -11,7 +11,10 @@ from . import keyspace
 from .connector import raw
 
 if TYPE_CHECKING:
+    from redis.client import Pipeline
     from redis.typing import EncodableT, FieldT
+
+T = TypeVar("T")
 
 
 def server_now_ms(client: redis.Redis) -> int:
@@ -39,38 +42,71 @@ def enqueue(client: redis.Redis, queue: str, job_id: str, group: str | None = No
 
 def claim(client: redis.Redis, queue: str, job_id: str, lease_ms: int) -> int:
     """Take a job from pending into active at now + lease; return the new attempts, the holder's token."""
-    row = keyspace.job_key(queue, job_id)
     now = server_now_ms(client)
     with client.pipeline(transaction=True) as tx:
-        tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
-        tx.hincrby(row, "attempts", 1)
-        tx.zadd(keyspace.queue_key(queue, "active"), {job_id: now + lease_ms})
+        queue_claim(tx, queue, job_id, now + lease_ms)
         _, attempts, _ = tx.execute()
     return int(attempts)
 
 
+CHUNK = 1000
+"""Members per pipelined transaction when a whole batch is set up: one round trip a chunk, not one a member."""
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    """``items`` in slices of at most ``size``, in order."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
 def enqueue_many(client: redis.Redis, queue: str, jobs: Sequence[tuple[str, str | None]]) -> None:
-    """Enqueue many ``(id, group)`` jobs, in order, in one pipelined transaction."""
+    """Enqueue many ``(id, group)`` jobs, in order, a pipelined transaction a chunk."""
     pending = keyspace.queue_key(queue, "pending")
-    with client.pipeline(transaction=True) as tx:
-        for job_id, group in jobs:
-            tx.hset(keyspace.job_key(queue, job_id), mapping=_fields(group))
-        if jobs:
-            tx.rpush(pending, *[job_id for job_id, _ in jobs])
-        tx.execute()
+    for part in chunks(jobs):
+        with client.pipeline(transaction=True) as tx:
+            for job_id, group in part:
+                tx.hset(keyspace.job_key(queue, job_id), mapping=_fields(group))
+            tx.rpush(pending, *[job_id for job_id, _ in part])
+            tx.execute()
 
 
 def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> list[tuple[str, int]]:
     """Claim the next ``count`` jobs of pending at one now + lease; return each id with its token."""
     now = server_now_ms(client)
-    taken = [job_id.decode() for job_id in raw(client, "LPOP", keyspace.queue_key(queue, "pending"), count) or []]
-    with client.pipeline(transaction=True) as tx:
-        for job_id in taken:
-            tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
-        if taken:
+    claimed: list[tuple[str, int]] = []
+    while len(claimed) < count:
+        size = min(CHUNK, count - len(claimed))
+        taken = [job_id.decode() for job_id in raw(client, "LPOP", keyspace.queue_key(queue, "pending"), size) or []]
+        if not taken:
+            break
+        with client.pipeline(transaction=True) as tx:
+            for job_id in taken:
+                tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
             tx.zadd(keyspace.queue_key(queue, "active"), {job_id: now + lease_ms for job_id in taken})
-        attempts = tx.execute()[: len(taken)]  # the HINCRBYs' replies; the ZADD's comes after them
-    return [(job_id, int(count)) for job_id, count in zip(taken, attempts, strict=True)]
+            attempts = tx.execute()[: len(taken)]  # the HINCRBYs' replies; the ZADD's comes after them
+        claimed += [(job_id, int(n)) for job_id, n in zip(taken, attempts, strict=True)]
+    return claimed
+
+
+def queue_reap(tx: Pipeline, queue: str, jobs: Sequence[str]) -> None:
+    """Queue on ``tx`` the reap of ``jobs``, each known to hold a lapsed lease: out of active, onto pending's tail."""
+    if jobs:
+        tx.zrem(keyspace.queue_key(queue, "active"), *jobs)
+        tx.rpush(keyspace.queue_key(queue, "pending"), *jobs)
+
+
+def queue_claim(tx: Pipeline, queue: str, job_id: str, deadline_ms: int) -> None:
+    """Queue on ``tx`` the claim of ``job_id`` from pending into active until ``deadline_ms``."""
+    tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
+    tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
+    tx.zadd(keyspace.queue_key(queue, "active"), {job_id: deadline_ms})
+
+
+def queue_remove(tx: Pipeline, queue: str, job_id: str) -> None:
+    """Queue on ``tx`` the deletion of a job: its row, its place in active and in pending."""
+    tx.delete(keyspace.job_key(queue, job_id))
+    tx.zrem(keyspace.queue_key(queue, "active"), job_id)
+    tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
 
 
 def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None = None) -> list[str]:
@@ -92,9 +128,7 @@ def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None
 def remove(client: redis.Redis, queue: str, job_id: str) -> None:
     """Delete a job: its row, its place in active and in pending."""
     with client.pipeline(transaction=True) as tx:
-        tx.delete(keyspace.job_key(queue, job_id))
-        tx.zrem(keyspace.queue_key(queue, "active"), job_id)
-        tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
+        queue_remove(tx, queue, job_id)
         tx.execute()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import redis
 
@@ -39,20 +40,32 @@ def _overwritten(client: redis.Redis, queue: str, job: str, claim_lease_ms: int)
     client.set(keyspace.job_key(queue, job), "not a hash")
 
 
+class After(Enum):
+    """What follows a member's claim when a whole batch is set up, pipelined a chunk at a time."""
+
+    KEPT = "kept"
+    REMOVED = "removed"
+    OVERWRITTEN = "overwritten"
+    RECLAIMED = "reclaimed"
+    REAPED = "reaped"
+
+
 @dataclass(frozen=True)
 class MemberSetup:
-    """How a job reaches one member fate: the lane it is enqueued on, and what follows its claim."""
+    """How a job reaches one member fate: the lane it is enqueued on, and what follows its claim (one job's
+    moves, and the same moves as a whole batch queues them)."""
 
     after_claim: AfterClaim = _kept
     group: str | None = None
+    after: After = After.KEPT
 
 
 MEMBER_SETUPS: dict[str, MemberSetup] = {
     "live": MemberSetup(),
-    "gone": MemberSetup(_removed),
-    "stale": MemberSetup(_reclaimed),
-    "reaped": MemberSetup(_reaped),
-    "wrongtype": MemberSetup(_overwritten),
+    "gone": MemberSetup(_removed, after=After.REMOVED),
+    "stale": MemberSetup(_reclaimed, after=After.RECLAIMED),
+    "reaped": MemberSetup(_reaped, after=After.REAPED),
+    "wrongtype": MemberSetup(_overwritten, after=After.OVERWRITTEN),
     "lane": MemberSetup(group="lane-a"),
 }
 """Every member fate of the table, and how a job is put into it."""
@@ -106,6 +119,39 @@ def build_batch(store: StoreLike, fate_keys: Sequence[str], lease_ms: int, claim
     client, queue = store.client, store.queue
     moves.enqueue_many(client, queue, [(job, setup.group) for job, setup in zip(ids, setups, strict=True)])
     held = tuple(moves.claim_many(client, queue, len(ids), claim_lease_ms))
-    for (job, _), setup in zip(held, setups, strict=True):
-        setup.after_claim(client, queue, job, claim_lease_ms)
+    settle_many(client, queue, [(job, key) for (job, _), key in zip(held, fate_keys, strict=True)], claim_lease_ms)
     return Batch(held=held, fates=tuple(fate_keys), lease_ms=lease_ms)
+
+
+def settle_many(client: redis.Redis, queue: str, claimed: Sequence[tuple[str, str]], claim_lease_ms: int) -> None:
+    """Take each just-claimed ``(job, fate key)`` on to its fate with the moves ``prepare`` makes, a pipelined
+    transaction a chunk: removals and overwrites first, then the re-claims, then the reaps.
+
+    Pending is empty once the batch is claimed, so a removal finds nothing there, the jobs a chunk re-claims are
+    the ones it just reaped, and the reaps append in member order: the store ends as one member after another
+    would leave it.
+    """
+    by: dict[After, list[str]] = {after: [] for after in After}
+    for job, key in claimed:
+        by[member_setup(key).after].append(job)
+    for part in moves.chunks(by[After.REMOVED]):
+        with client.pipeline(transaction=True) as tx:
+            for job in part:
+                moves.queue_remove(tx, queue, job)
+            tx.execute()
+    for part in moves.chunks(by[After.OVERWRITTEN]):
+        with client.pipeline(transaction=True) as tx:
+            for job in part:
+                tx.set(keyspace.job_key(queue, job), "not a hash")
+            tx.execute()
+    for part in moves.chunks(by[After.RECLAIMED]):
+        with client.pipeline(transaction=True) as tx:
+            moves.queue_reap(tx, queue, part)
+            tx.execute()
+        again = [job for job, _ in moves.claim_many(client, queue, len(part), claim_lease_ms)]
+        if again != list(part):
+            raise RuntimeError(f"pending held other jobs than the ones just reaped: {again[:3]!r}…")
+    for part in moves.chunks(by[After.REAPED]):
+        with client.pipeline(transaction=True) as tx:
+            moves.queue_reap(tx, queue, part)
+            tx.execute()

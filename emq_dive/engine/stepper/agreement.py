@@ -28,7 +28,7 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
     client, queue = store.client, store.queue
     rescored = tuple(m.id for m in stepped.members if m.verdict is Verdict.RESCORED)
     stepped_end = snapshot.take(client, queue)
-    stepped_state = snapshot.read(client, queue)
+    stepped_state = snapshot.plain(stepped_end)
     timeline.undo_all()
     before = moves.server_now_ms(client)
     command, atomic_reply = driver.atomic(between)

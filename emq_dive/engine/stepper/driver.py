@@ -9,15 +9,18 @@ from typing import Any, Protocol
 import redis
 
 from ..echo_mq import scripts
-from ..echo_mq.connector import Connector, raw
+from ..echo_mq.connector import Connector, raw, raw_pair
 from ..stores.protocol import StoreLike
 from .lua_locals import Locals
 from .lua_run import LuaRun, Pending
 from .model import Call, Member, Step
-from .timeline import is_write
+from .shared import Shared
+from .timeline import UndoRead, is_write
 
 WriteHook = Callable[[Sequence[bytes]], None]
 """Called with a write's arguments just before it is sent, so the undo log can note what it replaces."""
+PairedRead = Callable[[Sequence[bytes]], UndoRead | None]
+"""The read that notes what a write replaces, to send in the same round trip just before it (None: log it alone)."""
 Interlude = Callable[[int], None]
 """Called by an atomic run with how many client commands it has sent so far, so a racing move can land there."""
 
@@ -41,6 +44,10 @@ class Batch:
     """The learner's edits, by the name of the course script each stands in for (``extend_locks``)."""
     screen: Callable[[Sequence[bytes]], None] | None = None
     """Raises for a command the stepped code may not send here (a key outside the dive's), before it is sent."""
+    shared: Shared = field(default_factory=Shared, compare=False)
+    """The run's one copy of each repeated argument and reply, so a big batch's calls stay small."""
+    paired: PairedRead | None = None
+    """The undo log's read for a write, sent with the write in one round trip (see Timeline.paired)."""
 
 
 @dataclass(frozen=True)
@@ -136,23 +143,33 @@ def register(wire: int, mode: str = "batch") -> Callable[[DriverFactory], Driver
     return add
 
 
-def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line: int, args: Sequence[bytes]) -> Call:
+def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line: int, args: Sequence[bytes],
+            shared: Shared | None = None, paired: PairedRead | None = None) -> Call:
     """Send one command the stepped code asked for to the live store, recording first what a write replaces: the
     one way every driver and the twin's host send (an error reply comes back as the reply)."""
-    if is_write(args) and before_write is not None:
-        before_write(args)
-    try:
-        reply = raw(store.client, *args)
-    except redis.ResponseError as err:
-        reply = err
-    return Call(source, line, tuple(args), reply)
+    undo = paired(args) if paired is not None and before_write is not None and is_write(args) else None
+    if undo is not None:
+        old, reply = raw_pair(store.client, undo.read, args)  # the read runs first, on the same connection
+        undo.noted(old)
+    else:
+        if is_write(args) and before_write is not None:
+            before_write(args)
+        try:
+            reply = raw(store.client, *args)
+        except redis.ResponseError as err:
+            reply = err
+    if shared is None:
+        return Call(source, line, tuple(args), reply)
+    # the command's name and the run's own keys repeat in every call; a job's key or id is new each time
+    sent = (shared.one(args[0]), *(shared.known(arg) for arg in args[1:]))
+    return Call(source, line, sent, shared.one(reply) if isinstance(reply, bytes) else reply)
 
 
 def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
     """Send one command of ``batch``'s stepped code (see send_to), once ``batch.screen`` lets it through."""
     if batch.screen is not None:
         batch.screen(args)
-    return send_to(batch.store, batch.before_write, source, line, args)
+    return send_to(batch.store, batch.before_write, source, line, args, batch.shared, batch.paired)
 
 
 def drive_lua(run: LuaRun, pending: Pending, batch: Batch, source: str,

@@ -124,7 +124,9 @@ class LuaDriver:
         token_ok = None if attempts is None else attempts == member.token.encode()
         read = checked(attempts, token_ok, seen[b"ZSCORE"].reply if b"ZSCORE" in seen else None, b"ZSCORE" in seen,
                        self.removed)
-        member = replace(member, ran=True, row=read[0], match=read[1], active=read[2])
+        shared = self._batch.shared
+        member = replace(member, ran=True, row=shared.one(read[0]), match=shared.one(read[1]),
+                         active=shared.one(read[2]))
         if b"ZADD" in seen:
             return replace(member, verdict=Verdict.RESCORED, new_score=int(float(seen[b"ZADD"].sent[2])))
         if self.marks["fail"] in lines if "fail" in self.marks else member.id in failed:

@@ -12,7 +12,7 @@ Reply = object
 """A raw reply as redis-py returns it (bytes, int, None, a list of replies) or the error it raised."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """One command the running code sent to the store, from which source line, and its raw reply."""
 
@@ -25,7 +25,7 @@ class Call:
     says what could not be checked and why, so no view shows it as a refusal."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Member:
     """One (id, token) pair of the batch and what its checks found, once its step has run."""
 
@@ -76,7 +76,7 @@ class Member:
         return self.active.value if isinstance(self.active, Passed) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """The state after a step: the code that ran, what it sent, and the values in play."""
 

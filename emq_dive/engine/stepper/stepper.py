@@ -17,6 +17,7 @@ from .events import holder_events
 from .model import Agreement, Event, Step
 from .modes import driver_for
 from .race import Race
+from .shared import Shared
 from .timeline import Timeline, is_write
 from .user_script import ATOMIC_OFF, KeyScreen, runaway, stepped_only
 
@@ -42,10 +43,12 @@ class Stepper:
         self.timeline = Timeline(self.client, self.held)
         self.yours = dict(yours or {})
         """The learner's edits this run steps in place of the course's scripts, by name."""
+        self.shared = Shared((*sent.keys, *sent.argv[:1]))
         screened = stepped_only(store, self.yours)
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
                                              self.timeline.before_write, self.yours,
-                                             KeyScreen(self.queue) if screened else None), mode)
+                                             KeyScreen(self.queue) if screened else None, self.shared,
+                                             self.timeline.paired), mode)
         self.stepped_only = screened and scripts.yours_by_file(self.driver.code) is not None
         """True when this run steps the learner's script on a store the app did not start: stepped only, its keys
         screened, never sent whole."""
@@ -139,12 +142,12 @@ class Stepper:
         holder = holder_events(index, driver, outcome, members)
         events = (*holder, *landed) if driver.one_command else (*landed, *holder)
         return Step(index=index, count=driver.count, wire=self.wire, title=driver.title(index, outcome.done,
-                    outcome.error), source=driver.source, code=driver.code, lines=outcome.lines,
+                    outcome.error), source=driver.source, code=driver.code, lines=self.shared.one(outcome.lines),
                     focus=focus(outcome.lines, driver.marked()), calls=outcome.calls,
                     members=members, failed=self.timeline.failed_at(index),
                     clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
                     now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
-                    error=outcome.error, done=outcome.done, changed=frozenset(changed),
+                    error=outcome.error, done=outcome.done, changed=self.shared.one(frozenset(changed)),
                     notes=(*outcome.notes, *((ATOMIC_OFF,) if self.stepped_only and outcome.done else ())),
                     mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events,
                     locals=outcome.locals)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
@@ -34,6 +35,20 @@ class Undo:
     old: bytes | None = None
     entry: snapshot.Entry | None = None
     """The whole key as it was, for the ``key`` kind (None when it did not exist)."""
+
+
+@dataclass(frozen=True)
+class UndoRead:
+    """The read that notes what one write replaces, and what logs its reply (an error reply raises there)."""
+
+    read: tuple[bytes, ...]
+    log: Callable[[bytes | None], None]
+
+    def noted(self, old: Any) -> None:
+        """Log the read's reply ``old``; an error reply means the write would fail alike, so it is raised."""
+        if isinstance(old, Exception):
+            raise old
+        self.log(old)
 
 
 class Timeline:
@@ -86,14 +101,25 @@ class Timeline:
 
     def before_write(self, args: Sequence[bytes]) -> None:
         """Log what a write is about to replace, read with plain commands, so ``back`` can put exactly that back."""
+        paired = self.paired(args)
+        if paired is not None:
+            paired.noted(raw(self._client, *paired.read))
+            return
+        key = args[1]
+        self._undo[-1].append(Undo("key", key, entry=snapshot.take_keys(self._client, [key]).get(key)))
+
+    def paired(self, args: Sequence[bytes]) -> UndoRead | None:
+        """For a write of one zset member or hash field, the one read that says what it replaces (to send just
+        before it, in the same round trip) and where its reply is logged; None for a write of a whole key."""
         command, key = args[0].upper(), args[1]
         if command == b"ZADD" and len(args) == 4:
-            undo = Undo("zset", key, args[3], raw(self._client, "ZSCORE", key, args[3]))
+            kind, part, read = "zset", args[3], (b"ZSCORE", key, args[3])
         elif command == b"HSET" and len(args) == 4:
-            undo = Undo("hash", key, args[2], raw(self._client, "HGET", key, args[2]))
+            kind, part, read = "hash", args[2], (b"HGET", key, args[2])
         else:
-            undo = Undo("key", key, entry=snapshot.take_keys(self._client, [key]).get(key))
-        self._undo[-1].append(undo)
+            return None
+        log = self._undo[-1]
+        return UndoRead(read, lambda old: log.append(Undo(kind, key, part, old)))
 
     def before_reap(self, active: bytes, pending: bytes, job_id: bytes) -> None:
         """Log what the reaper's move may replace (the member's score in active, the whole pending list)."""

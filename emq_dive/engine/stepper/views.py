@@ -93,15 +93,21 @@ class Prefix(_View[T]):
 class Grown(Generic[T]):
     """A list that grows by a batch of items per step, read as it stood after any step, and cut back a step."""
 
-    __slots__ = ("_counts", "_items")
+    __slots__ = ("_counts", "_items", "_last")
 
     def __init__(self) -> None:
         self._items: list[T] = []
         self._counts: list[int] = [0]
+        self._last: Prefix[T] | None = None
 
     def at(self, step: int) -> Prefix[T]:
-        """The items as they stood after ``step``."""
-        return Prefix(self._items, self._counts[step])
+        """The items as they stood after ``step`` (the same window again while the count is unchanged, so a run
+        of steps that add nothing holds one)."""
+        count = self._counts[step]
+        last = self._last
+        if last is None or len(last) != count:
+            last = self._last = Prefix(self._items, count)
+        return last
 
     def grow(self, items: Iterable[T]) -> None:
         """Add the items of the next step (nothing is fine: the step still counts)."""

@@ -60,9 +60,20 @@ def _entry(kind: str, ttl: int, reply: Any) -> Entry:
     return Entry(kind, tuple(sorted(_bytes(x) for x in reply)), ttl)
 
 
+CHUNK = 1000
+"""Keys read per pipeline, so a big queue's snapshot never holds more than a chunk of commands and replies at once."""
+
+
 def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
-    """Each of ``keys`` that exists, with its type, contents and PTTL."""
+    """Each of ``keys`` that exists, with its type, contents and PTTL (read a chunk of keys at a time)."""
     keys = list(keys)
+    out: Snapshot = {}
+    for start in range(0, len(keys), CHUNK):
+        out.update(_take_chunk(client, keys[start:start + CHUNK]))
+    return out
+
+
+def _take_chunk(client: redis.Redis, keys: list[bytes]) -> Snapshot:
     if not keys:
         return {}
     with client.pipeline(transaction=False) as pipe:
@@ -129,6 +140,13 @@ def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> 
 def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
     """The queue's keys as plain values: a zset as {member: score}, a hash as a dict, a list, a string."""
     keys = queue_keys(client, queue)
+    out: dict[bytes, Any] = {}
+    for start in range(0, len(keys), CHUNK):
+        out.update(_read_chunk(client, keys[start:start + CHUNK]))
+    return out
+
+
+def _read_chunk(client: redis.Redis, keys: list[bytes]) -> dict[bytes, Any]:
     with client.pipeline(transaction=False) as pipe:
         for key in keys:
             pipe.type(key)
@@ -141,3 +159,21 @@ def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
         values = pipe.execute()
     return {key: dict(value) if kind == b"zset" else value
             for key, kind, value in zip(keys, kinds, values, strict=True)}
+
+
+def plain(snap: Snapshot) -> dict[bytes, Any]:
+    """The keys of ``snap`` as ``read`` gives them, so a snapshot just taken need not be read a second time."""
+    out: dict[bytes, Any] = {}
+    for key, entry in snap.items():
+        value = entry.value
+        if entry.kind == "zset":
+            out[key] = {member: float(score) for member, score in cast(Pairs, value)}
+        elif entry.kind == "hash":
+            out[key] = dict(cast(Pairs, value))
+        elif entry.kind == "list":
+            out[key] = list(value)
+        elif entry.kind == "string":
+            out[key] = value
+        else:
+            out[key] = entry.kind.encode()
+    return out
