@@ -16,6 +16,7 @@ from emq_dive.views.tui.screens.help import HelpScreen
 from emq_dive.views.tui.screens.palette import DiveCommands
 from emq_dive.views.tui.widgets.code_pane import SOURCES, TITLES, CodePane, module_line, source
 from emq_dive.views.tui.widgets.code_source import NATIVE_SEND
+from emq_dive.views.tui.widgets.fitted_title import fitted_title
 from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 from tests.tui_support import SIZE, asynctest, dive, frozen_app, frozen_store, press, settle, shown
 
@@ -47,8 +48,10 @@ async def test_every_step_highlights_a_marked_line_of_the_file_shown():
             await press(app, pilot, "home")
             while True:
                 step = dive(app).step
-                title = str(app.screen.query_one(CodePane).border_title)
-                shown_key = next(key for key, named in TITLES.items() if named == title)
+                pane = app.screen.query_one(CodePane)
+                title = str(pane.border_title)  # the longest wording of the file's title that fits the border
+                shown_key = next(key for key, named in TITLES.items()
+                                 if fitted_title(named, pane.outer_size.width) == title)
                 focus = source(shown_key).markers[NATIVE_SEND] if shown_key == "connector" else step.focus
                 marks = set(source(shown_key).markers.values())
                 assert focus in marks, (wire, step.index, focus)

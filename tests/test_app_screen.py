@@ -75,7 +75,10 @@ async def test_the_wire_pane_scrolls_from_the_keyboard_and_says_what_is_out_of_s
         assert pane.hidden_above and f"↑{pane.hidden_above} more · tab, ↑↓" in screen_text(app)
         while not pane.has_focus:
             await press(app, pilot, "tab")
-        await press(app, pilot, "pageup", "up", "up", "pageup")
+        await press(app, pilot, "up", "up")
+        for _ in range(8):  # a page at a time, as far as the pane's height at this size takes it
+            if pane.top:
+                await press(app, pilot, "pageup")
         assert pane.top == 0 and "the command: EVALSHA" in screen_text(app)
         assert f"↓{pane.hidden_below} more · ↑↓ scroll" in screen_text(app)
         await press(app, pilot, "right")
@@ -95,8 +98,11 @@ async def test_the_store_pane_at_80x24_scrolls_to_pending_and_the_rows():
         await press(app, pilot, "end")  # the pane's own End: its last line, the run stays at step 2
         assert "JOB04 1" in screen_text(app) and store.hidden_below == 0 and screen.step.index == 2
         await press(app, pilot, "up")
-        text = screen_text(app)
-        assert "rows" in text and "JOB03 1" in text
+        assert "JOB03 1" in screen_text(app)
+        for _ in range(3):  # up a line at a time to the rows' header, as far as the pane's height needs
+            if "rows" not in screen_text(app):
+                await press(app, pilot, "up")
+        assert "rows" in screen_text(app)
         assert "pending (1)" in store.full_text()
 
 
@@ -225,16 +231,16 @@ async def test_wire_6_on_a_server_labels_the_modules_lines_and_marks_its_stand_i
         screen = dive(app)
         text = screen_text(app)
         assert screen.query_one(CodePane).border_subtitle in text  # the caption, whole
-        assert "twin, native.py; atomic and fate runs use this module" in text
+        assert screen.query_one(CodePane).border_subtitle.startswith("the steps run its twin, native.py")
         entries = screen.query_one(WirePane).full_text()
         labels = [line for line in entries.split("\n") if "HGET" in line and "ACL" not in line]
         assert labels and all(line.startswith("module:307  HGET") for line in labels), labels
         assert "module:307  HGET" in text and "native:" not in entries
         probes = [call for call in screen.step.calls if call.sent[0] in (b"ACL", b"TIME")]
         assert probes, screen.step.calls
-        assert "≈ module:355  TIME" in text
+        assert "≈ module:355  TIME" in entries  # the wire pane's own lines (it scrolls to show them)
         if server_store.acl:
-            assert "≈ module:375  ACL" in text
+            assert "≈ module:375  ACL" in entries
         words = shown(app)
         kinds = "cached clock and permission check" if server_store.acl else "cached clock"
         assert f"for the module's in-process {kinds}, not sent by EMQ.EXTENDS" in words

@@ -36,7 +36,8 @@ def test_a_tab_is_offered_the_tour_and_walks_it_to_its_last_slide(tmp_path: Path
         assert "→/n finish" in shown
         tab.press("n")
         after = tab.settled("step 5 of 5", "the dive after the tour")
-        assert "tour " not in after and "wire  6 · EMQ.EXTENDS" in after
+        # the panel is gone (a notice titled "tour" may say the tab keeps no progress)
+        assert f"tour {len(SLIDES)}/{len(SLIDES)}" not in after and "wire  6 · EMQ.EXTENDS" in after
         tab.press("ArrowLeft")
         tab.settled("step 4 of 5", "the arrows step the dive again")
         tab.close()

@@ -44,8 +44,8 @@ TITLES = {
     "module": "the native module · emq_dive/engine/native/emq_module.c",
     "single": "singles · the single verb's script · emq_dive/engine/echo_mq/scripts/extend_lock.lua",
     "connector": "beat one · the handle's send · emq_dive/engine/echo_mq/connector.py",
-    "what-if": f"what-if · line {WHAT_IF_MARKS['guard-removed']}: {REMOVED_TEXT.split(' --')[0]!r} removed · "
-               "scripts/extend_locks_no_guard.lua",  # the removed line before the path, which gives way first
+    "what-if": f"what-if · line {WHAT_IF_MARKS['guard-removed']} removed · {REMOVED_TEXT.split(' --')[0]!r} · "
+               "scripts/extend_locks_no_guard.lua",  # the path gives way first, then the line's text
 }
 
 
@@ -121,7 +121,8 @@ class CodePane(Widget):
         titles = (TITLES.get(key) or yours_title(key), self._subtitle(step))
         if titles != self._titles:  # setting a border title repaints the whole pane, so only on a change
             self._titles = titles
-            self.border_title, self.border_subtitle = fitted_title(titles[0], self.outer_size.width), titles[1]
+            width = self.outer_size.width
+            self.border_title, self.border_subtitle = fitted_title(titles[0], width), fitted_title(titles[1], width)
         self._repaint_rows(step)
         if not self._highlighting:
             self._highlighting = True
@@ -165,6 +166,7 @@ class CodePane(Widget):
         self._rows = None
         if self._titles is not None:
             self.border_title = fitted_title(self._titles[0], self.outer_size.width)
+            self.border_subtitle = fitted_title(self._titles[1], self.outer_size.width)
 
     def _highlight_all(self) -> None:
         keys = ["handle", "lua", "native", "single", "what-if", "connector"] + (["module"] if self.server else [])
@@ -205,9 +207,9 @@ class CodePane(Widget):
     def _subtitle(self, step: Step) -> str:
         # constant per file: a border title that changed each step would repaint every line of the pane
         if step.source == "native" and self.server:
-            return "the steps run its twin, native.py; atomic and fate runs use this module"
+            return "the steps run its twin, native.py · atomic and fate runs use this module"
         if sends_natively(step):
-            return f"> jobs.py's conn.eval (@send) reaches this line, which sends {step.command[0].decode()}"
+            return f"> this line sends {step.command[0].decode()} · jobs.py's conn.eval (@send) reaches it"
         return "> the line this step ran"
 
     def _lines(self, step: Step) -> tuple[int | None, set[int]]:

@@ -27,10 +27,8 @@ class LocalsPane(Widget):
         padding: 0 1;
         border: round $primary 50%;
         border-title-color: $text-primary;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
+        text-wrap: wrap;
     }
-    LocalsPane.-flowing { text-wrap: wrap; }
     LocalsPane > .locals-pane--changed { color: $text-warning; text-style: bold; }
     LocalsPane > .locals-pane--muted { color: $text-muted; text-style: italic; }
     """
@@ -75,6 +73,10 @@ class LocalsPane(Widget):
         title = f"locals · line {step.locals[-1].line}" if step is not None and step.locals else "locals"
         if title != self.border_title:
             self.border_title = title
+        base = base_of(step.command) if step is not None and not self.whole else ""
+        legend = f"{{q}} is {base[4:-1]}" if base and self.shown else ""
+        if legend != self.border_subtitle:
+            self.border_subtitle = legend
         self.refresh()  # a repaint only: the pane's size never depends on what it shows
 
     def render(self) -> Text:
@@ -89,19 +91,31 @@ class LocalsPane(Widget):
         changed = self.get_component_rich_style("locals-pane--changed", partial=True)
         base = "" if self.whole else base_of(step.command)
         width = max(len(one.name) for one in self.shown)
-        flowing, named = self.flowing, False
-        out = Text(no_wrap=not flowing, overflow="ellipsis")
+        flowing = self.flowing
+        out = Text()
+        room = max(8, self.content_size.width - width - 2)  # a value's columns; a longer one goes on under itself
         # a row under the code shows the changed ones first: the rest are the ones the step before showed
         shown = sorted(self.shown, key=lambda one: not one.changed) if flowing else self.shown
         for n, one in enumerate(shown):
             value = one.value
-            if base and base in value:  # the queue's base whole once, then as the lesson writes it
-                value, named = value if not named else value.replace(base, SHORT_BASE), True
+            if base:  # the queue's base as the lesson writes it; the border's foot says what {q} stands for
+                value = value.replace(base, SHORT_BASE)
             mark = CHANGED if one.changed else " "
             if flowing:
                 out.append(("  " if n else "") + f"{one.name}{mark if one.changed else ''}={value}",
                            style=changed if one.changed else "")
                 continue
             out.append(("\n" if n else "") + f"{mark}{one.name.ljust(width)} ", style=changed if one.changed else "")
-            out.append(value)
+            out.append(("\n" + " " * (width + 2)).join(_rows(value, room)))
         return out
+
+
+def _rows(value: str, room: int) -> list[str]:
+    """``value`` in rows of at most ``room`` columns, broken after a space where one is near, else at ``room``."""
+    rows: list[str] = []
+    while len(value) > room:
+        cut = value.rfind(" ", 0, room + 1)
+        cut = cut + 1 if cut > room // 2 else room
+        rows.append(value[:cut].rstrip())
+        value = value[cut:]
+    return [*rows, value]

@@ -7,13 +7,13 @@ from typing import ClassVar
 
 from textual.reactive import reactive
 
-from ....engine.stepper import Step
+from ....engine.stepper import REMOVED_TEXT, Step
 from ....present.session import Frame
 from ....present.step_words import raised_name
 from .shown import Shown
 
-GUARD_OFF = ("guard off: this script has no ZSCORE check, so a member the reaper moved back to pending is "
-             "re-scored anyway; step to it and watch the store pane")
+GUARD_OFF = (f"guard off: this script lacks the line {REMOVED_TEXT.split(' --')[0]}, so a member the reaper "
+             "moved back to pending is re-scored anyway; step to it and watch the store pane")
 """The standing note while the guard is off, until a step resurrects a member (its note takes the place)."""
 SHOWN_RAISES = 3
 """How many of the latest raised calls the singles' third line names."""

@@ -9,8 +9,8 @@ from textual.containers import VerticalScroll
 
 from .pushed_away import PushedAway
 
-PANE_NAMES = {"RaceTimeline": "race", "BatchTable": "batch", "CodePane": "code", "WirePane": "wire",
-              "StorePane": "store"}
+PANE_NAMES = {"RaceTimeline": "race", "BatchTable": "batch", "CodePane": "code", "LocalsPane": "locals",
+              "WirePane": "wire", "StorePane": "store"}
 """The panes the column names when they are out of sight, by their widget's class."""
 
 
