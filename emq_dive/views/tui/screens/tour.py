@@ -77,12 +77,19 @@ class TourScreen(ModalScreen[None]):
             widget.remove_class(MARK)
         for widget in self.marked():
             widget.add_class(MARK)
-        shown = [w.region for w in self.marked() if w.region.height]
-        lower = bool(shown) and shown[0].y + shown[0].height / 2 > self.dive.size.height / 2
-        self.query_one(TourPanel).set_class(lower, "-top")  # never over the pane it talks about
+        for widget in self.marked()[:1]:  # a pane the stepping column pushed out of sight comes into it
+            widget.scroll_visible(animate=False)
+        self._place()
+        self.call_after_refresh(self._place)
         self.pending = self._moves(self.slide.move)
         self._pump()
         self._say()
+
+    def _place(self) -> None:
+        """Dock the panel at the top when the marked pane sits in the lower half: never over the pane it means."""
+        shown = [w.region for w in self.marked() if w.region.height]
+        lower = bool(shown) and shown[0].y + shown[0].height / 2 > self.dive.size.height / 2
+        self.query_one(TourPanel).set_class(lower, "-top")
 
     def _moves(self, move: Move) -> list[Callable[[], None]]:
         """The slide's move as the dive's own actions, in order."""
