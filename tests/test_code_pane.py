@@ -10,6 +10,7 @@ import pytest
 from emq_dive.engine.echo_mq import jobs
 from emq_dive.views.tui.widgets.code_pane import TITLES, CodePane
 from emq_dive.views.tui.widgets.code_source import NATIVE_SEND, SOURCES, breaks, first_rows, hang, layout, plain_source
+from emq_dive.views.tui.widgets.fitted_title import fitted_title
 from tests.tui_support import asynctest, dive, frozen_app, press, screen_text, settle
 
 
@@ -76,7 +77,8 @@ async def test_every_step_shows_its_executed_line_whole(size, wire):
         pane = screen.query_one(CodePane)
         while True:
             step = screen.step
-            shown_key = next(key for key, title in TITLES.items() if title == str(pane.border_title))
+            shown_key = next(key for key, title in TITLES.items()  # the longest wording that fits the border
+                             if fitted_title(title, pane.outer_size.width) == str(pane.border_title))
             lines = plain_source(shown_key).lines
             on_screen = lines_on_screen(pane_rows(app), len(str(len(lines))))
             focus = plain_source(shown_key).markers[NATIVE_SEND] if shown_key == "connector" else step.focus

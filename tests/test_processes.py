@@ -201,7 +201,7 @@ DRIVER = textwrap.dedent("""
                 signal.pause()
 
     app = types.ModuleType("emq_dive.views.tui.app")
-    app.make_app = lambda lesson, store, wire=4, step=0: App(store)
+    app.make_app = lambda lesson, store, wire=4, step=0, **_options: App(store)
     app.save_screenshot = lambda app, path: None
     sys.modules["emq_dive.views.tui.app"] = app
 
