@@ -185,7 +185,9 @@ RUNAWAY = f"runaway: stopped after {BUDGET:,} Lua lines and instructions without
           "(a loop that never ends?)"
 """What a stopped runaway's error says, after its file and line."""
 MAX_CALLS = 100_000
-"""Commands a run may send in all (a 10,000-member batch sends about 30,000) before it is stopped as a runaway."""
+"""Commands a run may send in all, beyond CALLS_PER_ARG for each argument (a batch sends about 1.5 an argument),
+before it is stopped as a runaway."""
+CALLS_PER_ARG = 4
 
 
 class LuaRun:
@@ -196,6 +198,7 @@ class LuaRun:
         for setting, value in ((b"BUDGET", BUDGET), (b"STRIDE", STRIDE), (b"RUNAWAY", RUNAWAY.encode())):
             self._lua.globals()[setting] = value
         self._name, self._calls = name, 0
+        self._max_calls = MAX_CALLS + CALLS_PER_ARG * len(argv)
         start = self._lua.execute(_HARNESS.replace("@LDB_LINE@", str(LDB_LINE)).replace("@KEYFRAME@", str(KEYFRAME)))
         table = self._lua.table_from
         returns = {n: True for n, text in enumerate(source.splitlines(), 1) if text.lstrip().startswith("return")}
@@ -235,8 +238,8 @@ class LuaRun:
         if kind == b"done":
             return "done", 0, self.from_lua(value)
         self._calls += 1
-        if self._calls > MAX_CALLS:  # a loop that sends commands forever: stopped before this one is sent
-            return "error", 0, f"{self._name}:{int(line)}: runaway: stopped before its command {MAX_CALLS + 1:,}"
+        if self._calls > self._max_calls:  # a loop that sends commands forever: stopped before this one is sent
+            return "error", 0, f"{self._name}:{int(line)}: runaway: stopped before its command {self._calls:,}"
         return "call", int(line), [self._arg(a) for a in value.values()]
 
     def failed_from(self, start: int) -> list[bytes]:

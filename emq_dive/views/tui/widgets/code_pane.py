@@ -162,11 +162,16 @@ class CodePane(Widget):
         if changed:
             self.refresh(*changed)
 
-    def on_resize(self) -> None:
-        self._rows = None
-        if self._titles is not None:
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # the titles fit the border as the layout sizes it, before the paint (a Resize event comes after it)
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if resized and self._titles is not None:
             self.border_title = fitted_title(self._titles[0], self.outer_size.width)
             self.border_subtitle = fitted_title(self._titles[1], self.outer_size.width)
+        return resized
+
+    def on_resize(self) -> None:
+        self._rows = None
 
     def _highlight_all(self) -> None:
         keys = ["handle", "lua", "native", "single", "what-if", "connector"] + (["module"] if self.server else [])

@@ -9,7 +9,8 @@ PARTS = " · "
 
 def wordings(title: str) -> list[str]:
     """``title`` and its shorter wordings, longest first: each path cut to fewer folders (``…/scripts/x.lua``),
-    then each part after the second dropped, the last wording being the title's first part alone."""
+    then the first part with the file alone, then each part after the second dropped, the last wording being the
+    title's first part alone."""
     parts = title.split(PARTS)
     out = [title]
     for at, part in enumerate(parts):
@@ -20,6 +21,8 @@ def wordings(title: str) -> list[str]:
                 out.append(PARTS.join(shorter))
         if " " not in part and len(folders) > 1:
             parts = [*parts[:at], "…/" + folders[-1], *parts[at + 1:]]
+    if len(parts) > 2 and " " not in parts[-1]:  # the first part and the file, before the file gives way
+        out.append(PARTS.join((parts[0], parts[-1])))
     for end in range(len(parts) - 1, 0, -1):
         out.append(PARTS.join(parts[:end]))
     return list(dict.fromkeys(out))
