@@ -12,7 +12,7 @@ from textual.widget import Widget
 from ....engine.stepper import Step
 from ....engine.stepper.lua_locals import Local
 from ....present.session import Frame
-from .shorthand import SHORT_BASE, base_of
+from .shorthand import SHORT_BASE, SHORT_TAG, base_of, tag_of
 
 CHANGED = "*"
 """The mark beside a local whose value changed since the step before (or that came into scope)."""
@@ -69,12 +69,11 @@ class LocalsPane(Widget):
     def _draw(self) -> None:
         step = self.step
         self.shown = step.script_locals if step is not None else ()
-        self.set_class(self.flowing, "-flowing")
         title = f"locals · line {step.locals[-1].line}" if step is not None and step.locals else "locals"
         if title != self.border_title:
             self.border_title = title
         base = base_of(step.command) if step is not None and not self.whole else ""
-        legend = f"{{q}} is {base[4:-1]}" if base and self.shown else ""
+        legend = f"{SHORT_TAG} is {tag_of(base)}" if base and self.shown else ""
         if legend != self.border_subtitle:
             self.border_subtitle = legend
         self.refresh()  # a repaint only: the pane's size never depends on what it shows
