@@ -188,3 +188,42 @@ def test_no_hashtag_off_a_cluster_says_it_needs_one(fake_store) -> None:
     assert len(run.answers) == 4
     for answer in run.answers:
         assert "--backend cluster" in answer.unavailable and answer.exchanges == ()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("started", [False, True], ids=["before the thread starts", "as it starts"])
+def test_an_exit_signal_while_the_server_starts_behind_leaves_no_work_dir(
+        started: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGTERM (the launcher's SystemExit) cut into the start of the thread that holds the server: the exit
+    handlers still stop what began and remove its work dir."""
+    require_wheel()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(spawned.tempfile, "tempdir", None)  # re-read TMPDIR
+    exits: list = []
+    monkeypatch.setattr(spawned.atexit, "register", exits.append)
+    real_start = threading.Thread.start
+
+    def start(self) -> None:
+        if started or not self.name.startswith("emq-dive"):
+            real_start(self)
+        if self.name.startswith("emq-dive"):
+            raise SystemExit(143)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with pytest.raises(SystemExit):
+        open_store("valkey", background=True)
+    monkeypatch.undo()
+    assert exits, "the store's close is registered to run at exit before its thread starts"
+    for close in exits:
+        close()
+    assert not list(tmp_path.glob("emq-dive-*")), "the work dir of a start cut short is removed"
+    servers = [pid for pid in os.listdir("/proc") if pid.isdigit()
+               and Path(f"/proc/{pid}/cmdline").exists() and str(tmp_path) in _cmdline(pid)]
+    assert not servers, "no server of the cut start still runs"
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""

@@ -203,13 +203,14 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
     binary = binary or find_server()
     if binary is None:
         raise _no_binary()
-    workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
     password = os.urandom(16).hex()
     if background:
-        return _start_behind(queue, binary, kind, origin, workdir, password)
+        return _start_behind(queue, binary, kind, origin, password)
     proc: subprocess.Popen[bytes] | None = None
     client: redis.Redis | None = None
-    try:
+    workdir: Path | None = None
+    try:  # a SIGTERM that lands anywhere from here on still removes the work dir
+        workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
         server = launch(binary, workdir, password)
         proc, client = server.proc, server.client
         store = Store(client=client, kind=kind, queue=queue, description="", native=False, owned=True)
@@ -219,7 +220,8 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
             client.close()
         if proc is not None:
             stop_server(proc)
-        shutil.rmtree(workdir, ignore_errors=True)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
         raise
     # closers run newest first: the client, then the server (its directory went once it answered)
     store.on_close(lambda: stop_server(proc))
@@ -237,24 +239,24 @@ def _revive(store: Store, binary: str, password: str, port: int, origin: str) ->
     store.exited = threading.Event()
     store.starting = Future()
     store.description = f"starting {name} again…"
-    _hold(store, binary, name, origin, Path(tempfile.mkdtemp(prefix="emq-dive-")), password, port)
+    _hold(store, binary, name, origin, password, port)
 
 
-def _start_behind(queue: str, binary: str, kind: str, origin: str, workdir: Path, password: str) -> Store:
+def _start_behind(queue: str, binary: str, kind: str, origin: str, password: str) -> Store:
     """A store whose server a thread of its own starts, holds while the store is open, and stops at close."""
     port = free_port()
     client = redis.Redis(host="127.0.0.1", port=port, password=password)
     name = Path(binary).name.removesuffix("-server")
     store = Store(client=client, kind=kind, queue=queue, description=f"starting {name}…",
                   native=_module_expected(), owned=True, starting=Future(), exited=threading.Event())
+    atexit.register(store.close)  # before the thread starts: an exit at any moment from here stops what it started
     store.revive = lambda: _revive(store, binary, password, port, origin)
     store.on_close(client.close)  # the closers run newest first: the client goes after the server
-    _hold(store, binary, name, origin, workdir, password, port)
-    atexit.register(store.close)
+    _hold(store, binary, name, origin, password, port)
     return store
 
 
-def _hold(store: Store, binary: str, name: str, origin: str, workdir: Path, password: str, port: int) -> None:
+def _hold(store: Store, binary: str, name: str, origin: str, password: str, port: int) -> None:
     """Start the server on a thread of its own, which holds it until the store closes, then stops it.
 
     The thread spawns the server, so PR_SET_PDEATHSIG ties the server to it: it lives until ``close`` (or the
@@ -267,8 +269,10 @@ def _hold(store: Store, binary: str, name: str, origin: str, workdir: Path, pass
 
     def hold() -> None:
         server: Launched | None = None
+        workdir: Path | None = None
         try:
             if not stop.is_set():
+                workdir = Path(tempfile.mkdtemp(prefix="emq-dive-"))
                 server = launch(binary, workdir, password, port=port)
                 server.client.close()  # the store's own client, made before the port was bound, serves from here
                 _describe(store, server, binary, origin)
@@ -282,13 +286,15 @@ def _hold(store: Store, binary: str, name: str, origin: str, workdir: Path, pass
         finally:
             if server is not None:
                 stop_server(server.proc)
-            shutil.rmtree(workdir, ignore_errors=True)  # a start that failed left it; a started one is gone already
+            if workdir is not None:  # a start that failed left it; a started one is gone already
+                shutil.rmtree(workdir, ignore_errors=True)
 
     keeper = threading.Thread(target=hold, name=f"emq-dive {name}", daemon=True)
-    keeper.start()
 
     def release() -> None:
         stop.set()
-        keeper.join(START_SECONDS + 10)
+        if keeper.ident is not None:  # a close that came before the start: there is nothing to wait for
+            keeper.join(START_SECONDS + 10)
 
-    store.on_close(release)
+    store.on_close(release)  # before the start, so a SIGTERM that cuts the start short still waits for the thread
+    keeper.start()
