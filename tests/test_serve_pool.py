@@ -22,19 +22,25 @@ def _named(server, name: str) -> list[int]:
     return [pid for pid in descendants(server.pid) if comm(pid) == name]
 
 
+def _started_by_server(server, name: str) -> list[int]:
+    """The processes named ``name`` whose parent is the server itself."""
+    return [pid for pid in _named(server, name) if (seen := stat(pid)) and seen[1] == server.pid]
+
+
 def test_a_tab_is_forked_from_the_pool_and_a_dead_pool_leaves_nothing_then_tabs_start_their_own(tmp_path: Path
                                                                                                ) -> None:
     require_embedded_valkey()
     with served(tmp_path, "--warm", "2") as server:
-        (parent,) = poll(lambda: _named(server, NAME), "the pool's parent")
+        # a spare is named as the parent for the moment between its fork and its own name: the parent is the one
+        # the server started
+        (parent,) = poll(lambda: _started_by_server(server, NAME), "the pool's parent")
         poll(lambda: len(_named(server, SPARE_NAME)) == 2, "two spares")
         first = open_tab(server.url)
         (tab,) = poll(lambda: drain(first) and server.tabs(), "the first tab's process")
         found = stat(tab)
         assert found is not None and found[1] == parent, "the tab is a spare the pool's parent forked"
         poll(lambda: len(_named(server, SPARE_NAME)) == 2, "the spare that became a tab replaced")
-        # the kill comes once every store is up: a SIGTERM while a store is being opened (before the app holds it)
-        # is the one moment a process of the dive, forked or not, can leave its store's empty work dir behind
+        # the kill comes once every store is up, so each of the three stops a running server
         stores = poll(lambda: len(found := [pid for pid in running_in(server.tmpdir) if comm(pid) == "valkey-server"])
                       == 3 and found, "the tab's and the two spares' embedded Valkeys")
         os.kill(parent, signal.SIGKILL)
