@@ -7,19 +7,21 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from ....engine.stepper import Step
 from ....engine.stepper.lua_locals import Local
 from ....present.session import Frame
+from .rows import Rows
 from .shorthand import SHORT_BASE, SHORT_TAG, base_of, tag_of
+from .word_wrap import word_wrap
 
 CHANGED = "*"
 """The mark beside a local whose value changed since the step before (or that came into scope)."""
 
 
-class LocalsPane(Widget):
-    """Shows ``Step.script_locals``: one ``name = value`` row each (a flowing row when the screen is short)."""
+class LocalsPane(Rows):
+    """Shows ``Step.script_locals``: one ``name = value`` row each (a flowing row when the screen is short); a step
+    repaints only the rows and the border row it changed."""
 
     DEFAULT_CSS: ClassVar[str] = """
     LocalsPane {
@@ -40,7 +42,7 @@ class LocalsPane(Widget):
     """True when the queue's keys are shown whole, not as ``emq:{q}:`` (``v``)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.shown: tuple[Local, ...] = ()
         """The locals on show, each with its changed mark (what a test reads)."""
         self.border_title = "locals"
@@ -57,6 +59,7 @@ class LocalsPane(Widget):
         self._draw()
 
     def on_resize(self) -> None:
+        self.forget_rows()
         self._draw()
 
     @property
@@ -69,14 +72,15 @@ class LocalsPane(Widget):
     def _draw(self) -> None:
         step = self.step
         self.shown = step.script_locals if step is not None else ()
-        title = f"locals · line {step.locals[-1].line}" if step is not None and step.locals else "locals"
-        if title != self.border_title:
-            self.border_title = title
         base = base_of(step.command) if step is not None and not self.whole else ""
-        legend = f"{SHORT_TAG} is {tag_of(base)}" if base and self.shown else ""
-        if legend != self.border_subtitle:
-            self.border_subtitle = legend
-        self.refresh()  # a repaint only: the pane's size never depends on what it shows
+        self.set_border(title=f"locals · line {step.locals[-1].line}" if step is not None and step.locals
+                        else "locals", subtitle=f"{SHORT_TAG} is {tag_of(base)}" if base and self.shown else "")
+        size = self.content_size
+        if not size:
+            self.refresh()  # not laid out yet: the first paint draws it from render()
+            return
+        rows = word_wrap(self._text(step), size.width)
+        self.paint_rows(rows + [Text()] * (size.height - len(rows)))  # as tall as the pane: a step repaints a row
 
     def render(self) -> Text:
         return self._text(self.step)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -40,6 +42,7 @@ class Rows(Widget):
         self._rows: list[Text] | None = None
         self._rows_at = Size(0, 0)
         self._role_styles: dict[str, Style] = {}
+        self._border_only = False
 
     def role_style(self, name: str) -> Style:
         """A component class's Rich style, looked up once until the widget's styles change (a theme, focus)."""
@@ -59,6 +62,29 @@ class Rows(Widget):
                    if not same(a, b)]
         if changed:
             self.refresh(*changed)
+
+    def set_border(self, *, title: str | None = None, subtitle: str | None = None) -> None:
+        """Change the border's title or subtitle, repainting only the border row it is drawn on (Textual's own
+        setter repaints the whole pane, which on a step would send every row of it to the terminal again)."""
+        rows = []
+        self._border_only = True
+        try:
+            if title is not None and title != self.border_title:
+                self.border_title = title
+                rows.append(0)
+            if subtitle is not None and subtitle != self.border_subtitle:
+                self.border_subtitle = subtitle
+                rows.append(self.outer_size.height - 1)
+        finally:
+            self._border_only = False
+        offset, width = self.content_offset, self.outer_size.width
+        for y in rows:
+            super().refresh(Region(-offset.x, y - offset.y, width, 1))
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if self._border_only:  # set_border repaints the border's row itself
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -111,7 +111,7 @@ class ScrolledLines(Rows, can_focus=True):
 
     def hint_changed(self, hint: str) -> None:
         """Show ``hint`` (the pane's border subtitle unless a subclass puts it elsewhere)."""
-        self.border_subtitle = hint
+        self.set_border(subtitle=hint)
 
     def on_focus(self) -> None:
         self._hint = ""
