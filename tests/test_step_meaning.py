@@ -262,6 +262,27 @@ def test_a_run_that_disagrees_says_so_with_a_cross_in_the_step_bar_and_every_tex
     assert f"✗ run {end.run}: the stepped and atomic runs differ: JOB01: stepped 1" in said and "✓" not in said
 
 
+def test_the_agreement_takes_its_shorter_wording_only_where_the_whole_one_does_not_fit() -> None:
+    from dataclasses import replace
+
+    from emq_dive.present.step_words import agreement_text
+    store = open_store("fakeredis", clock=lambda: FROZEN, run_id="0" * 40)
+    session = Session(store, lesson(), wire=4)
+    with store.io():
+        session.open()
+        end = session.goto(len(session.held))
+    assert end.agreement is not None and end.agreement.agree
+    own = replace(end.agreement, atomic_now=end.agreement.stepped_now + 638)
+    whole = agreement_text(own)
+    assert whole == "the atomic run agrees: the same store, the same reply, a now of its own (+638 ms)"
+    assert agreement_text(own, len(whole)) == whole
+    short = agreement_text(own, len(whole) - 1)
+    assert short == "the atomic run agrees: same store, same reply, its own now (+638 ms)"
+    same = agreement_text(end.agreement, 40)
+    assert same == "the atomic run agrees: same store, same reply, same now"
+    assert agreement_text(end.agreement) == "the atomic run agrees: the same store, the same reply, the same now"
+
+
 @pytest.mark.parametrize(("wire", "mode"), [(4, "batch"), (4, "singles"), (6, "batch"), (6, "singles")])
 def test_a_member_says_what_was_written_for_it(wire: int, mode: str) -> None:
     frames, _ = _run(("live", "stale", "live"), wire, mode)

@@ -68,12 +68,17 @@ def check_text(member: Member, which: int, now: int | None, brief: bool = False)
     return said + mark, "ok" if ok else "bad"
 
 
-def agreement_text(agreement: Agreement) -> str:
-    """What the agreement check found, in the words every view says (the views add ✓ or ✗ before it)."""
+def agreement_text(agreement: Agreement, width: int | None = None) -> str:
+    """What the agreement check found, in the words every view says (the views add ✓ or ✗ before it); where the
+    whole sentence is wider than ``width``, a shorter one that says the same, so a bar keeps it on one row."""
     if not agreement.agree:
         return "the stepped and atomic runs differ: " + "; ".join(agreement.differences)
-    clock = clock_note(agreement.stepped_now, agreement.atomic_now)
-    return f"the atomic run agrees: the same store, the same reply{clock}"
+    stepped, atomic = agreement.stepped_now, agreement.atomic_now
+    whole = f"the atomic run agrees: the same store, the same reply{clock_note(stepped, atomic)}"
+    if width is None or len(whole) <= width or stepped is None or atomic is None:
+        return whole
+    clock = "same now" if atomic == stepped else f"its own now ({atomic - stepped:+d} ms)"
+    return f"the atomic run agrees: same store, same reply, {clock}"
 
 
 def now_text(step: Step) -> str:

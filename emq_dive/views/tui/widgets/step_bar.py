@@ -107,7 +107,8 @@ class StepBar(Rows):
                        style=style("step-bar--muted"))
         if agreement is not None:
             out.append("\n")
-            mark = "✓" if agreement.agree else "✗"
-            out.append(f"{mark} run {frame.run}: {agreement_text(agreement)}",
+            head = f"{'✓' if agreement.agree else '✗'} run {frame.run}: "
+            width = self.content_size.width - len(head) if self.content_size.width else None
+            out.append(head + agreement_text(agreement, width),
                        style=style("step-bar--ok" if agreement.agree else "step-bar--bad"))
         return out
