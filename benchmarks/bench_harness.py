@@ -2,10 +2,10 @@
 
 Sections (``--only``, comma-separated): ``startup`` launch → first usable frame on a 120×40 tmux, against a
 one-widget Textual app, runs interleaved; ``keys`` → → tmux pane changed and the bytes the step wrote, in each run
-mode at 4 and 1,000 members, beside the one-widget app's label change; ``big`` 10,000 and 100,000 members: open,
-End, worst stall, peak memory; ``serve`` a browser tab usable, unique memory per tab, twenty tabs at once.
-``--against DIR`` runs another checkout's dive beside this one's in every terminal section. ``--quick`` is a smoke
-run with small sizes. It prints figures; it asserts nothing.
+mode at 4 and 1,000 members, beside the one-widget app's label change (the trees' launches take turns); ``big``
+10,000 and 100,000 members: open, End, worst stall, peak memory; ``serve`` a browser tab usable, unique memory per
+tab, twenty tabs at once. ``--against DIR`` runs another checkout's dive beside this one's in every terminal
+section. ``--quick`` is a smoke run with small sizes. It prints figures; it asserts nothing.
 """
 
 from __future__ import annotations

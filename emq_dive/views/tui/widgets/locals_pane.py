@@ -79,38 +79,44 @@ class LocalsPane(Rows):
         if not size:
             self.refresh()  # not laid out yet: the first paint draws it from render()
             return
-        rows = word_wrap(self._text(step), size.width)
+        rows = self._laid(step, size.width)
         self.paint_rows(rows + [Text()] * (size.height - len(rows)))  # as tall as the pane: a step repaints a row
 
     def render(self) -> Text:
-        return self._text(self.step)
+        return Text("\n").join(self._laid(self.step, self.content_size.width))
 
-    def _text(self, step: Step | None) -> Text:
-        muted = self.get_component_rich_style("locals-pane--muted", partial=True)
+    def _laid(self, step: Step | None, width: int) -> list[Text]:
+        """The pane's rows, ``width`` cells wide at most (unwrapped at no width)."""
+        width = width or 1_000
+        muted = self.role_style("locals-pane--muted")
         if step is None:
-            return Text("waiting for the store…", style=muted)
+            return word_wrap(Text("waiting for the store…", style=muted), width)
         if not self.shown:
-            return Text(step.no_locals, style=muted)
-        changed = self.get_component_rich_style("locals-pane--changed", partial=True)
+            return word_wrap(Text(step.no_locals, style=muted), width)
+        changed = self.role_style("locals-pane--changed")
         base = "" if self.whole else base_of(step.command)
-        width = max(len(one.name) for one in self.shown)
-        flowing = self.flowing
-        out = Text()
-        room = max(8, self.content_size.width - width - 2)  # a value's columns; a longer one goes on under itself
-        # a row under the code shows the changed ones first: the rest are the ones the step before showed
-        shown = sorted(self.shown, key=lambda one: not one.changed) if flowing else self.shown
-        for n, one in enumerate(shown):
-            value = one.value
-            if base:  # the queue's base as the lesson writes it; the border's foot says what {q} stands for
-                value = value.replace(base, SHORT_BASE)
-            mark = CHANGED if one.changed else " "
-            if flowing:
-                out.append(("  " if n else "") + f"{one.name}{mark if one.changed else ''}={value}",
-                           style=changed if one.changed else "")
-                continue
-            out.append(("\n" if n else "") + f"{mark}{one.name.ljust(width)} ", style=changed if one.changed else "")
-            out.append(("\n" + " " * (width + 2)).join(_rows(value, room)))
-        return out
+        # the queue's base as the lesson writes it; the border's foot says what {q} stands for
+        values = [one.value.replace(base, SHORT_BASE) if base else one.value for one in self.shown]
+        if self.flowing:  # a row under the code shows the changed ones first: the rest are the step before's
+            flow = Text()
+            order = sorted(range(len(values)), key=lambda k: not self.shown[k].changed)
+            for n, k in enumerate(order):
+                one = self.shown[k]
+                flow.append(("  " if n else "") + f"{one.name}{CHANGED if one.changed else ''}={values[k]}",
+                            style=changed if one.changed else "")
+            return word_wrap(flow, width)
+        names = max(len(one.name) for one in self.shown)
+        room = max(8, width - names - 2)  # a value's columns; a longer one goes on under itself
+        rows = []
+        for one, value in zip(self.shown, values, strict=True):
+            first, *rest = _rows(value, room)
+            row = Text(f"{CHANGED if one.changed else ' '}{one.name.ljust(names)} ",
+                       style=changed if one.changed else "")
+            row.append(first)
+            rows += [row, *(Text(" " * (names + 2) + more) for more in rest)]
+        if names + 2 + 8 > width:  # narrower than a name and a few columns of value: wrapped again
+            return [part for row in rows for part in word_wrap(row, width)]
+        return rows
 
 
 def _rows(value: str, room: int) -> list[str]:

@@ -71,7 +71,7 @@ class ModeNotes(Shown):
                                              "mode-notes--note"}
     ROLES = "mode-notes"
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose step is noted."""
 
     def lines(self) -> list[tuple[str, str]]:

@@ -38,9 +38,9 @@ class PredictBar(Shown):
     ROLES = "predict-bar"
     WRAP = True
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose guesses are judged."""
-    asking: reactive[bool] = reactive(False)
+    asking: reactive[bool] = reactive(False, repaint=False)
     """True while the screen waits for a digit before it steps."""
 
     def watch_frame(self) -> None:

@@ -45,7 +45,7 @@ class RaceTimeline(Shown):
                                              "race-timeline--lane"}
     ROLES = "race-timeline"
 
-    frame: reactive[Frame | None] = reactive(None, always_update=True)
+    frame: reactive[Frame | None] = reactive(None, always_update=True, repaint=False)
     """The frame whose run's race is drawn."""
 
     def __init__(self, **kwargs: object) -> None:
