@@ -112,3 +112,21 @@ async def test_at_80x24_the_locals_are_a_row_under_the_code_the_changed_ones_fir
         assert showing(locals_pane) and locals_pane.size.height == 1 and locals_pane.flowing
         assert locals_pane.region.y >= code.region.bottom and code.content_size.height >= 1, "the code keeps its line"
         assert rows(locals_pane)[0].lstrip().startswith('i*=4  id*="JOB02"  row*=')
+
+
+@asynctest
+async def test_at_80x24_a_step_without_locals_says_why_whole_in_fewer_words():
+    """The one row cannot hold the whole reason, so the pane says the brief one, every word of it on show."""
+    for wire, brief in ((4, "no Lua locals yet: the handle is Python"), (6, "no Lua locals: EMQ.EXTENDS is C")):
+        app = frozen_app(wire=wire)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            if wire == 6:
+                await press(app, pilot, "right")
+            locals_pane = pane(app)
+            assert locals_pane.size.height == 1 and dive(app).step.no_locals.startswith(brief)
+            assert said(locals_pane) == brief
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert said(pane(app)) == dive(app).step.no_locals, "where the rows hold it, the whole reason"

@@ -14,6 +14,9 @@ NO_LOCALS = {
 }
 """Why a step of a kind of code shows no Lua locals, by ``Step.source``."""
 NO_CALL = "no Lua locals: this step reached no call line of the script"
+BRIEF = {"native": "no Lua locals: EMQ.EXTENDS is C", "handle": "no Lua locals yet: the handle is Python",
+         "": "no Lua locals: no call line ran"}
+"""The same reasons, whole in fewer words, for a pane with one row (by ``Step.source``; ``""`` for NO_CALL)."""
 KEYFRAME = 16
 """One frame in this many is kept whole; the rest keep only what changed, so reading one reads at most this many."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .lua_locals import NO_CALL, NO_LOCALS, Local, Locals
+from .lua_locals import BRIEF, NO_CALL, NO_LOCALS, Local, Locals
 from .outcome import NOT_REACHED, Checked, Failed, Passed, Raised, Reason, Verdict
 
 Reply = object
@@ -138,6 +138,11 @@ class Step:
     def no_locals(self) -> str:
         """Why this step shows no Lua locals, or empty when it has them."""
         return "" if self.locals else NO_LOCALS.get(self.source, NO_CALL)
+
+    @property
+    def no_locals_brief(self) -> str:
+        """``no_locals`` in fewer words, for a pane with one row."""
+        return "" if self.locals else BRIEF.get(self.source if self.source in NO_LOCALS else "", BRIEF[""])
 
     @property
     def shown_calls(self) -> tuple[Call, ...]:

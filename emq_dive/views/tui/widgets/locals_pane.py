@@ -91,8 +91,10 @@ class LocalsPane(Rows):
         muted = self.role_style("locals-pane--muted")
         if step is None:
             return word_wrap(Text("waiting for the store…", style=muted), width)
-        if not self.shown:
-            return word_wrap(Text(step.no_locals, style=muted), width)
+        if not self.shown:  # the reason whole, in fewer words where the pane's rows cannot hold its every word
+            rows = word_wrap(Text(step.no_locals, style=muted), width)
+            fits = len(rows) <= self.content_size.height or not self.content_size.height
+            return rows if fits else word_wrap(Text(step.no_locals_brief, style=muted), width)
         changed = self.role_style("locals-pane--changed")
         base = "" if self.whole else base_of(step.command)
         # the queue's base as the lesson writes it; the border's foot says what {q} stands for
