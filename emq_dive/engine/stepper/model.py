@@ -142,7 +142,7 @@ class Step:
     @property
     def no_locals_brief(self) -> str:
         """``no_locals`` in fewer words, for a pane with one row."""
-        return "" if self.locals else BRIEF.get(self.source if self.source in NO_LOCALS else "", BRIEF[""])
+        return "" if self.locals else BRIEF.get(self.source, BRIEF[""])
 
     @property
     def shown_calls(self) -> tuple[Call, ...]:

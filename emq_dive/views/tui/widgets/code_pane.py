@@ -97,9 +97,9 @@ class CodePane(Widget):
         self._highlighting = False
         self._highlighted = False
         self._rows: list[tuple[str, bool, int, int, str, bool]] | None = None
-        self._rows_at = Size(0, 0)
-        """The content size ``_rows`` was wrapped for: rows of another width are redrawn from scratch."""
+        self._rows_at = Size(0, 0)  # the content size ``_rows`` was wrapped for: another is drawn from scratch
         self._titles: tuple[str, str] | None = None
+        self._titled_at = 0  # the pane's width the titles on show were fitted to
 
     @property
     def deferred(self) -> bool:
@@ -121,8 +121,7 @@ class CodePane(Widget):
         titles = (TITLES.get(key) or yours_title(key), self._subtitle(step))
         if titles != self._titles:  # setting a border title repaints the whole pane, so only on a change
             self._titles = titles
-            width = self.outer_size.width
-            self.border_title, self.border_subtitle = fitted_title(titles[0], width), fitted_title(titles[1], width)
+            self._fit_titles()
         self._repaint_rows(step)
         if not self._highlighting:
             self._highlighting = True
@@ -162,13 +161,16 @@ class CodePane(Widget):
         if changed:
             self.refresh(*changed)
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        # the titles fit the border as the layout sizes it, before the paint (a Resize event comes after it)
-        resized = super()._size_updated(size, virtual_size, container_size, layout)
-        if resized and self._titles is not None:
-            self.border_title = fitted_title(self._titles[0], self.outer_size.width)
-            self.border_subtitle = fitted_title(self._titles[1], self.outer_size.width)
-        return resized
+    def _fit_titles(self) -> None:  # the longest wordings of the titles that fit the pane's width
+        if self._titles is not None:
+            width = self._titled_at = self.outer_size.width
+            self.border_title, self.border_subtitle = (fitted_title(title, width) for title in self._titles)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the titles fit the width the layout gave, before this paint draws the border (Resize comes after it)
+        if self._titles is not None and self._titled_at != self.outer_size.width:
+            self._fit_titles()
+        return super().render_lines(crop)
 
     def on_resize(self) -> None:
         self._rows = None
