@@ -215,3 +215,26 @@ def test_a_sigkilled_run_leaves_only_keys_that_expire_and_clean_finds_them(serve
     done = clean(client)
     assert [found.alive for found, _ in done] == [False]
     assert _dive_keys(client) == []
+
+
+@pytest.mark.server
+def test_a_signal_just_after_the_markers_are_written_leaves_no_key(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGHUP (the launcher's SystemExit) landing right after the owner markers are written, before the store is
+    returned: the close registered to run at exit deletes them."""
+    from emq_dive.engine.stores import url as url_store
+    url, client = server
+    exits: list = []
+    monkeypatch.setattr(url_store.atexit, "register", exits.append)
+
+    def cut(self) -> None:
+        assert _dive_keys(client), "the markers are on the server when the signal lands"
+        raise SystemExit(129)
+
+    monkeypatch.setattr(url_store.Keeper, "start", cut)
+    with pytest.raises(SystemExit):
+        url_store.open_url(url, "dive-0badcafe")
+    monkeypatch.undo()
+    assert exits, "the store's close is registered to run at exit before the first key is written"
+    for close in exits:
+        close()
+    assert _dive_keys(client) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
 from concurrent.futures import Future
 from urllib.parse import urlsplit
@@ -63,19 +64,21 @@ def open_url(url: str, queue: str) -> Store:
     if isinstance(pool, UrlPool):  # the client on the queue's node of a cluster has a pool of its own
         pool.notes.watch(keyspace.queue_key(queue, ""))
     me = Owner.me()
-    try:
-        mark(client, queue, me)  # before any key of the run exists, so none is ever without an owner
-    except redis.RedisError as err:
-        client.close()
-        raise StoreError(f"cannot write on {masked(url)}: {scrubbed(str(err), url)}") from None
-    store.expiring.add(queue)
     keeper = Keeper(client, store.expiring, me)
-    keeper.start()
-    store.cleaned = _quiet_clean(client)
-    # newest first: stop renewing, delete the run's keys (or say how to), then close the client
+    # newest first: stop renewing, delete the run's keys (or say how to), then close the client; all of it, and the
+    # close at exit, in place before the first key is written, so a signal at any moment from here leaves none
     store.on_close(client.close)
     store.on_close(lambda: drop_or_say(client, queue, masked(url)))
     store.on_close(keeper.stop)
+    atexit.register(store.close)
+    try:
+        mark(client, queue, me)  # before any key of the run exists, so none is ever without an owner
+    except redis.RedisError as err:
+        store.close()
+        raise StoreError(f"cannot write on {masked(url)}: {scrubbed(str(err), url)}") from None
+    store.expiring.add(queue)
+    keeper.start()
+    store.cleaned = _quiet_clean(client)
     return store
 
 
