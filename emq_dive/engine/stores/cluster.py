@@ -175,11 +175,11 @@ def open_cluster(queue: str) -> ClusterStore:
             client=client, kind="cluster", queue=queue, native=native, owned=True,
             description=f"{name} {version} · {PRIMARIES}-node cluster on {owner.address}, {origin}",
             native_reason="" if native else (reason or "no EMQ module"), nodes=nodes, clients=clients)
+        store.on_close(stop_all)  # inside the try: a signal at any moment from the first launch stops them all
+        atexit.register(store.close)
     except BaseException:
         stop_all()
         raise
-    store.on_close(stop_all)
-    atexit.register(store.close)
     return store
 
 

@@ -215,6 +215,10 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
         proc, client = server.proc, server.client
         store = Store(client=client, kind=kind, queue=queue, description="", native=False, owned=True)
         _describe(store, server, binary, origin)
+        # newest first: the client, then the server (its directory went once it answered); in the try, for a signal
+        store.on_close(lambda: stop_server(proc))
+        store.on_close(client.close)
+        atexit.register(store.close)
     except BaseException:
         if client is not None:
             client.close()
@@ -223,12 +227,8 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
         raise
-    # closers run newest first: the client, then the server (its directory went once it answered)
-    store.on_close(lambda: stop_server(proc))
-    store.on_close(client.close)
     store.exited = watch(proc)
     store.revive = lambda: _revive(store, binary, password, server.port, origin)
-    atexit.register(store.close)
     return store
 
 
