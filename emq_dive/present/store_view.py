@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
@@ -97,6 +98,29 @@ def window(total: int, current: int, size: int = WINDOW) -> range:
     return range(start, start + size)
 
 
+def _kinds(client: redis.Redis, row_keys: Sequence[str], fields: Sequence[list[Any] | Exception],
+           existing: object) -> list[str]:
+    """Each row key's type from its HMGET and the EXISTS count: a row with a field is a hash; TYPE is asked only for
+    a row HMGET refused (another type) and, when the count leaves it open, for one with none of the fields."""
+    kinds: list[str | None] = [None if isinstance(got, Exception) or all(v is None for v in got) else "hash"
+                               for got in fields]
+    refused = [i for i, got in enumerate(fields) if isinstance(got, Exception)]
+    empty = [i for i, kind in enumerate(kinds) if kind is None and i not in refused]
+    present = existing - (len(kinds) - len(empty)) if isinstance(existing, int) else -1
+    if present == 0 or present == len(empty):  # the count says which they are: all missing, or all field-less hashes
+        for i in empty:
+            kinds[i] = "hash" if present else "none"
+        empty = []
+    ask = refused + empty
+    if ask:
+        pipe = client.pipeline(transaction=False)
+        for i in ask:
+            pipe.type(row_keys[i])
+        for i, kind in zip(ask, pipe.execute(raise_on_error=False), strict=True):
+            kinds[i] = "none" if isinstance(kind, Exception) else text(kind)
+    return [kind or "none" for kind in kinds]
+
+
 def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
          written: frozenset[bytes] = frozenset(), rescored: frozenset[str] = frozenset(),
          store: object = None) -> StoreView:
@@ -113,18 +137,16 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     pipe.zcard(active_key)
     pipe.llen(pending_key)
     pipe.lrange(pending_key, 0, WINDOW - 1)
-    for member in members:
-        pipe.zscore(active_key, member)
+    if members:  # one command each for the scores and for which rows exist, then each row's fields
+        pipe.zmscore(active_key, members)
+        pipe.exists(*row_keys)
     for key in row_keys:
-        pipe.type(key)
-    for key in row_keys:
-        pipe.hmget(key, list(ROW_FIELDS))  # one round trip for the usual rows; a WRONGTYPE row is read below
+        pipe.hmget(key, list(ROW_FIELDS))
     replies = pipe.execute(raise_on_error=False)
     active_count, pending_count, pending = replies[0], replies[1], replies[2]
-    n = len(members)
-    scores = replies[3: 3 + n]
-    kinds = [text(k) for k in replies[3 + n: 3 + 2 * n]]
-    fields = replies[3 + 2 * n:]
+    scores = (replies[3] if not isinstance(replies[3], Exception) else [None] * len(members)) if members else []
+    fields = replies[5:] if members else []
+    kinds = _kinds(client, row_keys, fields, replies[4] if members else 0)
     strings = [key for key, kind in zip(row_keys, kinds, strict=True) if kind == "string"]
     if strings:
         pipe = client.pipeline(transaction=False)
