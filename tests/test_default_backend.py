@@ -3,6 +3,7 @@ saying why; and the header that says which store runs."""
 
 from __future__ import annotations
 
+import atexit
 import html
 import os
 import re
@@ -200,7 +201,7 @@ def test_an_exit_signal_while_the_server_starts_behind_leaves_no_work_dir(
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(spawned.tempfile, "tempdir", None)  # re-read TMPDIR
     exits: list = []
-    monkeypatch.setattr(spawned.atexit, "register", exits.append)
+    monkeypatch.setattr(atexit, "register", exits.append)
     real_start = threading.Thread.start
 
     def start(self) -> None:

@@ -6,6 +6,7 @@ The TUI and ``--plain`` run in a pseudo-terminal against a redis-server of the t
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import os
 import signal
@@ -224,7 +225,7 @@ def test_a_signal_just_after_the_markers_are_written_leaves_no_key(server, monke
     from emq_dive.engine.stores import url as url_store
     url, client = server
     exits: list = []
-    monkeypatch.setattr(url_store.atexit, "register", exits.append)
+    monkeypatch.setattr(atexit, "register", exits.append)
 
     def cut(self) -> None:
         assert _dive_keys(client), "the markers are on the server when the signal lands"
@@ -238,3 +239,18 @@ def test_a_signal_just_after_the_markers_are_written_leaves_no_key(server, monke
     for close in exits:
         close()
     assert _dive_keys(client) == []
+
+
+@pytest.mark.server
+def test_a_closed_store_is_let_go_by_the_exit_handlers(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The close registered to run at exit is unregistered once the store closes, so a closed store is not kept
+    alive until the process ends."""
+    from emq_dive.engine.stores import url as url_store
+    url, _ = server
+    registered: list = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    monkeypatch.setattr(atexit, "unregister", registered.remove)
+    store = url_store.open_url(url, "dive-0c105ed0")
+    assert registered == [store.close]
+    store.close()
+    assert registered == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import tempfile
@@ -176,7 +175,7 @@ def open_cluster(queue: str) -> ClusterStore:
             description=f"{name} {version} · {PRIMARIES}-node cluster on {owner.address}, {origin}",
             native_reason="" if native else (reason or "no EMQ module"), nodes=nodes, clients=clients)
         store.on_close(stop_all)  # inside the try: a signal at any moment from the first launch stops them all
-        atexit.register(store.close)
+        store.close_at_exit()
     except BaseException:
         stop_all()
         raise

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import os
 import shutil
@@ -218,7 +217,7 @@ def open_spawned(queue: str, binary: str | None = None, *, kind: str = "server",
         # newest first: the client, then the server (its directory went once it answered); in the try, for a signal
         store.on_close(lambda: stop_server(proc))
         store.on_close(client.close)
-        atexit.register(store.close)
+        store.close_at_exit()
     except BaseException:
         if client is not None:
             client.close()
@@ -249,7 +248,7 @@ def _start_behind(queue: str, binary: str, kind: str, origin: str, password: str
     name = Path(binary).name.removesuffix("-server")
     store = Store(client=client, kind=kind, queue=queue, description=f"starting {name}…",
                   native=_module_expected(), owned=True, starting=Future(), exited=threading.Event())
-    atexit.register(store.close)  # before the thread starts: an exit at any moment from here stops what it started
+    store.close_at_exit()  # before the thread starts: an exit at any moment from here stops what it started
     store.revive = lambda: _revive(store, binary, password, port, origin)
     store.on_close(client.close)  # the closers run newest first: the client goes after the server
     _hold(store, binary, name, origin, password, port)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import secrets
 import signal
 import threading
@@ -143,6 +144,11 @@ class Store:
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the store closes, newest first."""
         self._closers.append(callback)
+
+    def close_at_exit(self) -> None:
+        """Close the store when the process exits, should nothing close it before (a close lets that go)."""
+        atexit.register(self.close)
+        self.on_close(lambda: atexit.unregister(self.close))
 
     def forget(self) -> None:
         """Delete every key of this run's queue, and only those (its owner markers stay while the run lives)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import threading
 from concurrent.futures import Future
 from urllib.parse import urlsplit
@@ -70,7 +69,7 @@ def open_url(url: str, queue: str) -> Store:
     store.on_close(client.close)
     store.on_close(lambda: drop_or_say(client, queue, masked(url)))
     store.on_close(keeper.stop)
-    atexit.register(store.close)
+    store.close_at_exit()
     try:
         mark(client, queue, me)  # before any key of the run exists, so none is ever without an owner
     except redis.RedisError as err:
