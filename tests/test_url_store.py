@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
+from pathlib import Path
 
 import pytest
 import redis
@@ -20,6 +21,7 @@ from emq_dive.course.lessons import load
 from emq_dive.engine import fates
 from emq_dive.engine.stepper import Stepper
 from emq_dive.engine.stores import StoreError, open_store
+from emq_dive.engine.stores.url import open_url
 
 pytestmark = pytest.mark.server
 
@@ -253,3 +255,16 @@ def test_a_query_string_password_is_masked(url: str) -> None:
 def test_an_unknown_scheme_is_a_store_error() -> None:
     with pytest.raises(StoreError, match="fakeredis, server"):
         open_store("http://127.0.0.1:1/")
+
+
+@pytest.mark.server
+def test_a_server_that_refuses_the_markers_gets_one_line_only(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    """A user who may read but neither write nor SCAN: the store error says it cannot write, and the close that
+    follows adds no line about a queue it could not delete (the run wrote nothing there)."""
+    with own_server(tmp_path) as (port, client):
+        client.execute_command("ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@all", "-@write", "-scan")
+        with pytest.raises(StoreError) as raised:
+            open_url(f"redis://reader:pw@127.0.0.1:{port}/0", "dive-0f1e2d3c")
+        assert "cannot write on" in str(raised.value)
+        assert "could not delete" not in capfd.readouterr().err
+        assert client.keys("emq:*") == []

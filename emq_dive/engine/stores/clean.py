@@ -80,13 +80,16 @@ def bounded_client(client: redis.Redis, seconds: float) -> redis.Redis:
     return redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **settings))
 
 
-def drop_or_say(client: redis.Redis, queue: str, where: str, seconds: float = QUIT_SECONDS) -> None:
+def drop_or_say(client: redis.Redis, queue: str, where: str, seconds: float = QUIT_SECONDS,
+                quiet: bool = False) -> None:
     """Delete the run's queue at quit within ``seconds``; else say in one line on stderr what is left and how to
-    delete it."""
+    delete it (unless ``quiet``: the run wrote nothing it must answer for)."""
     quick = bounded_client(client, seconds)
     try:
         drop(quick, queue, time.monotonic() + seconds)
     except redis.RedisError as err:
+        if quiet:
+            return
         reason = "the server did not answer" if isinstance(err, redis.TimeoutError) else f"the server failed: {err}"
         print(f"emq-dive: could not delete the queue {keyspace.queue_key(queue, '*')} on {where} ({reason} within "
               f"{seconds:.0f} s); its keys expire in 15 minutes, or delete them now: "

@@ -67,12 +67,15 @@ def open_url(url: str, queue: str) -> Store:
     # newest first: stop renewing, delete the run's keys (or say how to), then close the client; all of it, and the
     # close at exit, in place before the first key is written, so a signal at any moment from here leaves none
     store.on_close(client.close)
-    store.on_close(lambda: drop_or_say(client, queue, masked(url)))
+    # set when the markers could not be written: the error says so, and a marker written before it expires alone
+    unwritten = threading.Event()
+    store.on_close(lambda: drop_or_say(client, queue, masked(url), quiet=unwritten.is_set()))
     store.on_close(keeper.stop)
     store.close_at_exit()
     try:
         mark(client, queue, me)  # before any key of the run exists, so none is ever without an owner
     except redis.RedisError as err:
+        unwritten.set()
         store.close()
         raise StoreError(f"cannot write on {masked(url)}: {scrubbed(str(err), url)}") from None
     store.expiring.add(queue)
