@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 
 
 class Group(Enum):
@@ -209,8 +210,10 @@ KEYMAP: tuple[Key, ...] = (
 """Every key of the dive, in the order the help lists them."""
 
 
+@cache
 def learn_offers(now: Now) -> tuple[tuple[Key, str], ...]:
-    """The learn keys that apply ``now``, each with the words the Try it row shows for it, in the table's order."""
+    """The learn keys that apply ``now``, each with the words the Try it row shows for it, in the table's order
+    (asked on every step: a handful of states, each worked out once)."""
     return tuple((key, said) for key in KEYMAP if (said := key.offered(now)))
 
 

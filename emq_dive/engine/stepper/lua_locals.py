@@ -68,6 +68,11 @@ class Locals:
         return tuple(rows)
 
     @property
+    def changed(self) -> set[str]:
+        """The names of the locals whose value changed since the frame before (or that are new)."""
+        return {name for _, flag, name, _ in self._sent()[1] if flag}
+
+    @property
     def shown(self) -> tuple[Local, ...]:
         """Each local, marked changed when its value differs from the frame before (or it is new)."""
         changed = {k for k, flag, _, _ in self._sent()[1] if flag}

@@ -131,8 +131,8 @@ class Step:
         step's call lines (since the step before's last)."""
         if not self.locals:
             return ()
-        changed = {one.name for frame in self.locals for one in frame.shown if one.changed}
-        return tuple(Local(one.name, one.value, one.name in changed) for one in self.locals[-1].shown)
+        changed = set().union(*(frame.changed for frame in self.locals))
+        return tuple(Local(name, value, name in changed) for name, value in self.locals[-1].pairs)
 
     @property
     def no_locals(self) -> str:
