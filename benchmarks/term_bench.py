@@ -124,18 +124,45 @@ def startup(tmux: Tmux, launches: list[Launch], runs: int, say: Callable[[str], 
             f"{statistics.median(r[3] for r in row):,.0f} by settled  [{len(row)} runs]")
 
 
-def _key_samples(tmux: Tmux, presses: int, home: bool) -> list[Watch]:
-    """Press → ``presses`` times, each once the pane settled; at the batch's last step, Home first."""
+def _key_samples(tmux: Tmux, presses: int, home: bool, kinds: list[str] | None = None) -> list[Watch]:
+    """Press → ``presses`` times, each once the pane settled; at the batch's last step, Home first. ``kinds``
+    gets, for each press, which kind of step it took (see ``_kind``)."""
     samples = []
     text = tmux.screen()
     for _ in range(presses):
         if home and LAST_STEP.search(text):
             text = tmux.settle(tmux.keys("Home"), text, quiet=0.3).text
+        if kinds is not None:
+            kinds.append(_kind(text))
         t0 = tmux.keys("Right")
         watch = tmux.settle(t0, text, quiet=0.15, timeout=30)
         samples.append(watch)
         text = watch.text
     return samples
+
+
+STEP_AT = re.compile(r"step ([\d,]+) of ([\d,]+)")
+KINDS = ("off the handle", "member to member", "onto the last")
+"""The kinds of → a run has: leaving the handle (the code pane changes file), between two members, and onto the
+last step (which also runs the atomic check). A small batch's median falls between them, so each is shown."""
+
+
+def _kind(text: str) -> str:
+    found = STEP_AT.search(text)
+    if found is None:
+        return "?"
+    at, count = (int(n.replace(",", "")) for n in found.groups())
+    return KINDS[0] if at == 0 else KINDS[2] if at == count - 1 else KINDS[1]
+
+
+def _kinds_line(samples: list[Watch], kinds: list[str]) -> str:
+    parts = []
+    for kind in KINDS:
+        mine = [w for w, k in zip(samples, kinds, strict=True) if k == kind and w.first is not None]
+        if mine:
+            parts.append(f"{kind} {_ms([w.first_ms for w in mine])} ms, "
+                         f"{statistics.median(w.bytes for w in mine):,.0f} B [{len(mine)}]")
+    return f"  {'':<40} by kind of step: " + "; ".join(parts)
 
 
 def _key_line(name: str, samples: list[Watch]) -> str:
@@ -163,6 +190,7 @@ def keys(tmux: Tmux, roots: list[Path], backends: list[str], sizes: list[int], p
         for size in sizes:
             for mode, key in MODES.items():
                 samples: dict[Path, list[Watch]] = {root: [] for root in roots}
+                kinds: dict[Path, list[str]] = {root: [] for root in roots}
                 for turn in range(rounds):
                     for root in roots:
                         _, settled = _open(tmux, dive_batch(root, backend, size))
@@ -171,12 +199,13 @@ def keys(tmux: Tmux, roots: list[Path], backends: list[str], sizes: list[int], p
                             if text == settled.text:
                                 say(f"  ({mode}: the pane did not change after {key!r})")
                         share = presses // rounds + (1 if turn < presses % rounds else 0)
-                        samples[root] += _key_samples(tmux, share, home=True)
+                        samples[root] += _key_samples(tmux, share, home=True, kinds=kinds[root])
                         tmux.stop_app()
                 for root in roots:
                     tag = f" [{root.name}]" if len(roots) > 1 else ""
                     say(_key_line(f"{mode}, {size:,} members, {backend}{tag}", samples[root])
                         + "  (goal: ≤ floor + 10 ms)")
+                    say(_kinds_line(samples[root], kinds[root]))
 
 
 def _worst_tick_gap(probe: Path, start: float, end: float) -> float:

@@ -31,6 +31,22 @@ def test_the_bytes_an_app_wrote_are_counted_from_tmuxs_escaped_output() -> None:
     assert tmux_control().output_bytes(b"ab\\033[1mc\\134") == 8
 
 
+def test_each_press_is_told_by_the_kind_of_step_it_takes() -> None:
+    tmux_control()  # term_bench imports it by name
+    spec = importlib.util.spec_from_file_location("term_bench", BENCHMARKS / "term_bench.py")
+    assert spec is not None and spec.loader is not None
+    term_bench = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("term_bench", term_bench)  # its dataclasses look their module up there
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec.loader.exec_module(term_bench)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    kinds = [term_bench._kind(f" step {at:,} of 1,000 · member") for at in (0, 1, 998, 999)]
+    assert kinds == ["off the handle", "member to member", "member to member", "onto the last"]
+    assert term_bench._kind("waiting for the store") == "?"
+
+
 def test_an_unknown_section_is_refused_before_anything_runs() -> None:
     out = subprocess.run([sys.executable, str(BENCHMARKS / "bench_harness.py"), "--only", "startup,nope"],
                          capture_output=True, text=True, timeout=60)
