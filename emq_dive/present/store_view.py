@@ -99,9 +99,12 @@ def window(total: int, current: int, size: int = WINDOW) -> range:
 
 
 def _kinds(client: redis.Redis, row_keys: Sequence[str], fields: Sequence[list[Any] | Exception],
-           existing: object) -> list[str]:
-    """Each row key's type from its HMGET and the EXISTS count: a row with a field is a hash; TYPE is asked only for
-    a row HMGET refused (another type) and, when the count leaves it open, for one with none of the fields."""
+           existing: object) -> tuple[list[str], dict[str, Any]]:
+    """Each row key's type from its HMGET and the EXISTS count, and the value of each row that is a string.
+
+    A row with a field is a hash. TYPE (and GET, for a string) is asked in one more round trip only for a row
+    HMGET refused (another type) and, when the count leaves it open, for one with none of the fields.
+    """
     kinds: list[str | None] = [None if isinstance(got, Exception) or all(v is None for v in got) else "hash"
                                for got in fields]
     refused = [i for i, got in enumerate(fields) if isinstance(got, Exception)]
@@ -111,14 +114,22 @@ def _kinds(client: redis.Redis, row_keys: Sequence[str], fields: Sequence[list[A
         for i in empty:
             kinds[i] = "hash" if present else "none"
         empty = []
-    ask = refused + empty
-    if ask:
+    strings: dict[str, Any] = {}
+    if refused or empty:
         pipe = client.pipeline(transaction=False)
-        for i in ask:
+        for i in refused:
             pipe.type(row_keys[i])
-        for i, kind in zip(ask, pipe.execute(raise_on_error=False), strict=True):
+            pipe.get(row_keys[i])  # WRONGTYPE unless it is a string: then it is the value the pane shows
+        for i in empty:
+            pipe.type(row_keys[i])
+        replies = pipe.execute(raise_on_error=False)
+        asked = [(i, replies[2 * n], replies[2 * n + 1]) for n, i in enumerate(refused)]
+        asked += [(i, kind, None) for i, kind in zip(empty, replies[2 * len(refused):], strict=True)]
+        for i, kind, value in asked:
             kinds[i] = "none" if isinstance(kind, Exception) else text(kind)
-    return [kind or "none" for kind in kinds]
+            if kinds[i] == "string":
+                strings[row_keys[i]] = value
+    return [kind or "none" for kind in kinds], strings
 
 
 def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
@@ -146,13 +157,7 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     active_count, pending_count, pending = replies[0], replies[1], replies[2]
     scores = (replies[3] if not isinstance(replies[3], Exception) else [None] * len(members)) if members else []
     fields = replies[5:] if members else []
-    kinds = _kinds(client, row_keys, fields, replies[4] if members else 0)
-    strings = [key for key, kind in zip(row_keys, kinds, strict=True) if kind == "string"]
-    if strings:
-        pipe = client.pipeline(transaction=False)
-        for key in strings:
-            pipe.get(key)
-        string_values = dict(zip(strings, pipe.execute(raise_on_error=False), strict=True))
+    kinds, string_values = _kinds(client, row_keys, fields, replies[4] if members else 0)
     rows = []
     for member, key, kind, got in zip(members, row_keys, kinds, fields, strict=True):
         changed = key.encode() in written
