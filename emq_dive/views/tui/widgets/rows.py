@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Self
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -25,16 +26,39 @@ def text_strip(text: Text, width: int, base: Style, console: Console) -> Strip:
     return Strip(list(Segment.apply_style(text.render(console, end=""), style))).crop_extend(0, width, base)
 
 
-def same(a: Text, b: Text) -> bool:
-    """Whether two rows draw the same cells: the same words, base style and styled spans."""
-    return a.plain == b.plain and a.style == b.style and a.spans == b.spans
+def changed_cells(a: Text, b: Text, width: int) -> tuple[int, int] | None:
+    """The columns ``[x1, x2)`` of a row ``width`` cells wide where ``a`` and ``b`` draw differently, or None when
+    they draw the same cells; a terminal is sent only those columns, not the row."""
+    if a.style != b.style:
+        return (0, width)
+    pa, pb = a.plain, b.plain
+    only_a, only_b = set(a.spans) - set(b.spans), set(b.spans) - set(a.spans)
+    if pa == pb and not only_a and not only_b:
+        return None
+    x1, x2 = width, 0
+    if pa != pb:
+        lo, short = 0, min(len(pa), len(pb))
+        while lo < short and pa[lo] == pb[lo]:
+            lo += 1
+        hi_a, hi_b = len(pa), len(pb)
+        if hi_a == hi_b and cell_len(pa) == cell_len(pb):  # an unchanged tail stays in the same columns
+            while hi_a > lo and pa[hi_a - 1] == pb[hi_a - 1]:
+                hi_a -= 1
+            hi_b = hi_a
+        x1, x2 = cell_len(pb[:lo]), max(cell_len(pa[:hi_a]), cell_len(pb[:hi_b]))
+    for spans, plain in ((only_a, pa), (only_b, pb)):
+        for span in spans:
+            x1, x2 = min(x1, cell_len(plain[:span.start])), max(x2, cell_len(plain[:span.end]))
+    x2 = min(x2, width)
+    return (x1, x2) if x1 < x2 else None
 
 
 class Rows(Widget):
     """A widget whose content is ``rows``, one Text per row; ``paint_rows`` repaints only the rows that changed.
 
     Each row is drawn on its own (the Line API), so a step that changes two rows of a pane costs two rows'
-    drawing and composing, not the pane's; a new number of rows or a new size repaints it all.
+    drawing and composing, not the pane's, and the terminal is sent only their changed columns; a new number of
+    rows or a new size repaints it all.
     """
 
     def __init__(self, **kwargs: object) -> None:
@@ -52,34 +76,39 @@ class Rows(Widget):
         return style
 
     def paint_rows(self, rows: list[Text]) -> None:
-        """Show ``rows``, repainting those that differ from the rows on show."""
+        """Show ``rows``, repainting the columns of each that differ from the row on show."""
         old, self._rows = self._rows, rows
         size, old_size, self._rows_at = self.content_size, self._rows_at, self.content_size
         if old is None or len(old) != len(rows) or size != old_size or not size:
             self.refresh()
             return
-        changed = [Region(0, y, size.width, 1) for y, (a, b) in enumerate(zip(old, rows, strict=True))
-                   if not same(a, b)]
+        changed = []
+        for y, (a, b) in enumerate(zip(old, rows, strict=True)):
+            if cells := changed_cells(a, b, size.width):
+                changed.append(Region(cells[0], y, cells[1] - cells[0], 1))
         if changed:
             self.refresh(*changed)
 
     def set_border(self, *, title: str | None = None, subtitle: str | None = None) -> None:
         """Change the border's title or subtitle, repainting only the border row it is drawn on (Textual's own
         setter repaints the whole pane, which on a step would send every row of it to the terminal again)."""
-        rows = []
+        rows: list[tuple[int, int]] = []  # each border row to repaint, with the cells from its left that change
+        width = self.outer_size.width
         self._border_only = True
         try:
-            if title is not None and title != self.border_title:
+            if title is not None and title != (old := self.border_title):
                 self.border_title = title
-                rows.append(0)
+                # a title on the left changes only the cells up to its end ("╭─ title ─"), the old one's or its own
+                left = self.styles.border_title_align == "left" and old is not None
+                rows.append((0, min(width, cell_len(max(old or "", title, key=cell_len)) + 5) if left else width))
             if subtitle is not None and subtitle != self.border_subtitle:
                 self.border_subtitle = subtitle
-                rows.append(self.outer_size.height - 1)
+                rows.append((self.outer_size.height - 1, width))
         finally:
             self._border_only = False
-        offset, width = self.content_offset, self.outer_size.width
-        for y in rows:
-            super().refresh(Region(-offset.x, y - offset.y, width, 1))
+        offset = self.content_offset
+        for y, cells in rows:
+            super().refresh(Region(-offset.x, y - offset.y, cells, 1))
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if self._border_only:  # set_border repaints the border's row itself
