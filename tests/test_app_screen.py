@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from emq_dive.engine.fates import FATES
-from emq_dive.engine.stepper import Member, Passed, Verdict
+from emq_dive.engine.stepper import Failed, Member, Passed, Reason, Verdict
 from emq_dive.engine.stores import open_store
 from emq_dive.views.tui.app import make_app
 from emq_dive.views.tui.screens.fate_view import FateView
 from emq_dive.views.tui.screens.too_small import TooSmall
-from emq_dive.views.tui.widgets.batch_table import BatchTable, cells
+from emq_dive.views.tui.widgets.batch_table import BatchTable, cells, tiers
 from emq_dive.views.tui.widgets.code_pane import CodePane
 from emq_dive.views.tui.widgets.store_pane import StorePane
 from emq_dive.views.tui.widgets.wire_pane import WirePane
@@ -151,6 +151,19 @@ def test_a_refused_commands_live_members_read_not_written():
                     verdict=Verdict.NOT_WRITTEN)
     assert cells(member, 1_700_000_000_000, 40)[-1] == ("not written: the command was refused", "dim")
     assert cells(member, 1_700_000_000_000, 26)[-1][0] == "not written: refused"
+
+
+def test_two_members_that_fail_alike_are_worded_alike_in_a_narrow_column():
+    now = 1_700_000_000_000
+    stale = Member(0, "JOB01", "2", ran=True, row=Passed(b"1"), match=Failed(b"1"), verdict=Verdict.FAILED,
+                   reason=Reason.STALE)
+    inactive = Member(1, "JOB02", "1", ran=True, row=Passed(b"1"), match=Passed(b"1"), active=Failed(None),
+                      verdict=Verdict.FAILED, reason=Reason.NOT_ACTIVE)
+    width = len("joins failed (stale)")  # the stale one's long wording fits, the not-active one's does not
+    assert cells(stale, now, width)[-1][0] == "joins failed (stale)"  # alone, each takes the longest that fits
+    tier = tiers([stale, inactive], now, width)[Verdict.FAILED]
+    assert [cells(m, now, width, tier)[-1][0] for m in (stale, inactive)] == ["failed: stale", "failed: not-active"]
+    assert tiers([stale], now, width) == {Verdict.FAILED: 0}
 
 
 @asynctest

@@ -30,17 +30,34 @@ REMOVED_WORDS = "removed (what-if)"
 NOT_REACHED_WORDS = "not evaluated"
 
 
-def verdict_text(member: Member, now: int | None, width: int | None = None) -> tuple[str, Role]:
-    """A member's verdict in the words every view says, and its role; within ``width`` cells where it can."""
+def verdict_text(member: Member, now: int | None, width: int | None = None, tier: int = 0) -> tuple[str, Role]:
+    """A member's verdict in the words every view says, and its role; within ``width`` cells where it can, in
+    the ``tier``-th wording or a shorter one (a table gives every member of a verdict the same wording)."""
     if not member.ran:
         return WAITING, "dim"
     if member.verdict is None:
         return "", ""
+    phrasings = _phrasings(member, member.verdict, now)
+    if width is None:
+        return phrasings[0], VERDICT_ROLES[member.verdict]
+    return phrasings[_fit(phrasings, width, tier)], VERDICT_ROLES[member.verdict]
+
+
+def verdict_tier(member: Member, now: int | None, width: int, tier: int = 0) -> int:
+    """The index of the longest wording of the member's verdict, from ``tier`` on, that fits ``width`` cells (the
+    last wording when none fits)."""
+    return 0 if member.verdict is None else _fit(_phrasings(member, member.verdict, now), width, tier)
+
+
+def _fit(phrasings: list[str], width: int, tier: int) -> int:
+    last = len(phrasings) - 1
+    return next((i for i in range(min(tier, last), last) if len(phrasings[i]) <= width), last)
+
+
+def _phrasings(member: Member, verdict: Verdict, now: int | None) -> list[str]:
     values = {"deadline": deadline(member.new_score, now), "reason": member.reason.value if member.reason else "",
               "raised": member.raised.value if member.raised else "", "error_class": member.error_class or ""}
-    phrasings = [p.format(**values) for p in VERDICT_WORDS[member.verdict]]
-    shown = phrasings[0] if width is None else next((p for p in phrasings if len(p) <= width), phrasings[-1])
-    return shown, VERDICT_ROLES[member.verdict]
+    return [p.format(**values) for p in VERDICT_WORDS[verdict]]
 
 
 def check_text(member: Member, which: int, now: int | None, brief: bool = False) -> tuple[str, Role]:

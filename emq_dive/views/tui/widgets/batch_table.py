@@ -13,9 +13,9 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ....engine.stepper import Member, Step
+from ....engine.stepper import Member, Step, Verdict
 from ....present.session import Frame
-from ....present.step_words import WAITING, check_text, verdict_text
+from ....present.step_words import WAITING, check_text, verdict_text, verdict_tier
 from .scrolled import thumb
 from .style import foreground
 from .wire_lines import lapsed
@@ -28,12 +28,13 @@ TITLES = {"batch": "the batch · row? → token? → in active? (checked in orde
 """The table's title by run mode."""
 
 
-def verdict(member: Member, now: int | None, width: int) -> tuple[str, str]:
-    """The verdict column's text and role, in every view's words, phrased to fit ``width`` cells."""
-    return verdict_text(member, now, width)
+def verdict(member: Member, now: int | None, width: int, tier: int = 0) -> tuple[str, str]:
+    """The verdict column's text and role, in every view's words, phrased to fit ``width`` cells (in the
+    ``tier``-th wording or a shorter one)."""
+    return verdict_text(member, now, width, tier)
 
 
-def cells(member: Member, now: int | None, width: int = 40) -> list[tuple[str, str]]:
+def cells(member: Member, now: int | None, width: int = 40, tier: int = 0) -> list[tuple[str, str]]:
     """Each column's text and its style role (``dim``, ``ok``, ``bad``, ``note`` or empty); the verdict fits
     ``width`` cells."""
     out = [(str(member.index + 1), "dim"), (member.id, ""), (member.token, "")]
@@ -43,7 +44,18 @@ def cells(member: Member, now: int | None, width: int = 40) -> list[tuple[str, s
     active, role = out[-1]
     if role == "ok" and lapsed(member, now):
         out[-1] = (active, "note")
-    out.append(verdict(member, now, width))
+    out.append(verdict(member, now, width, tier))
+    return out
+
+
+def tiers(members: list[Member], now: int | None, width: int) -> dict[Verdict, int]:
+    """The wording each verdict takes in a column ``width`` cells wide: the shortest any of ``members`` needs, so
+    two members that fail alike are worded alike (``joins failed (stale)`` beside ``failed: not-active`` is not)."""
+    out: dict[Verdict, int] = {}
+    for member in members:
+        if member.ran and member.verdict is not None:
+            tier = verdict_tier(member, now if member.now is None else member.now, width)
+            out[member.verdict] = max(out.get(member.verdict, 0), tier)
     return out
 
 
@@ -79,7 +91,8 @@ class BatchTable(Widget, can_focus=False):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._cache: dict[tuple[int, Member, bool, int | None, int], Strip] = {}
+        self._cache: dict[tuple[int, Member, bool, int | None, int, int], Strip] = {}
+        self._tiers: tuple[tuple[Step, int, int], dict[Verdict, int]] | None = None
         self._styles: dict[tuple[str, bool], Style] = {}
         self._widths: tuple[int, int] = (-1, 5)
         self.top = 0
@@ -122,7 +135,7 @@ class BatchTable(Widget, can_focus=False):
         current = self._current(step)
         if current is not None:
             self.keep_in_sight(current)
-        if full or old is None or self.top != top:
+        if full or old is None or self.top != top or self._window_tiers(old) != self._window_tiers():
             self.refresh()
         else:
             self._repaint_rows(old, step)
@@ -201,13 +214,26 @@ class BatchTable(Widget, can_focus=False):
             self._styles[(role, current)] = style
         return style
 
+    def _window_tiers(self, step: Step | None = None) -> dict[Verdict, int]:
+        """Each verdict's wording for the members on show of ``step`` (the step on show by default; see ``tiers``),
+        worked out once per step, window and width."""
+        step = step or self.step
+        if step is None:
+            return {}
+        width = self._columns()[-1][1]
+        if self._tiers is None or self._tiers[0][0] is not step or self._tiers[0][1:] != (self.top, width):
+            shown = list(step.members[self.top : self.top + self.shown_rows])
+            self._tiers = (step, self.top, width), tiers(shown, step.now, width)
+        return self._tiers[1]
+
     def _row(self, member: Member, current: bool, now: int | None) -> Strip:
         columns = self._columns()
-        key = (member.index, member, current, now, columns[-1][1])
+        tier = self._window_tiers().get(member.verdict, 0) if member.verdict is not None else 0
+        key = (member.index, member, current, now, columns[-1][1], tier)
         strip = self._cache.get(key)
         if strip is None:
             segments = []
-            for (shown, role), (_, width) in zip(cells(member, now, columns[-1][1]), columns, strict=True):
+            for (shown, role), (_, width) in zip(cells(member, now, columns[-1][1], tier), columns, strict=True):
                 style = self._style(role, current)
                 cell = Text(shown, no_wrap=True, overflow="ellipsis")
                 cell.truncate(width, overflow="ellipsis", pad=True)
