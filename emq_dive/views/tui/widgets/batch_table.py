@@ -217,7 +217,7 @@ class BatchTable(Widget, can_focus=False):
     def _window_tiers(self, step: Step | None = None) -> dict[Verdict, int]:
         """Each verdict's wording for the members on show of ``step`` (the step on show by default; see ``tiers``),
         worked out once per step, window and width."""
-        step = step or self.step
+        step = self.step if step is None else step
         if step is None:
             return {}
         width = self._columns()[-1][1]
