@@ -10,8 +10,10 @@ from emq_dive.engine.echo_mq import keyspace
 from emq_dive.engine.stepper import REMOVED_TEXT, Check, Raised, Verdict
 from emq_dive.engine.stepper.modes import WHAT_IF_REFUSAL
 from emq_dive.engine.stores import open_store
+from emq_dive.views.tui.widgets.batch_table import BatchTable
 from emq_dive.views.tui.widgets.code_pane import CodePane
 from emq_dive.views.tui.widgets.mode_notes import ModeNotes
+from emq_dive.views.tui.widgets.wire_pane import WirePane
 from tests.tui_support import (
     FROZEN,
     SIZE,
@@ -60,7 +62,13 @@ async def test_singles_mode_reads_the_clock_per_call_and_raises_stale():
         assert all(str(now) in text for now in step.clock_reads)
         assert f"spread {step.spread} ms" in text
         assert "JOB02 Stale, JOB04 NotActive" in text and "raised: 2 of 4 calls" in text
-        assert "raises Stale (EMQSTALE)" in text
+        table = screen.query_one(BatchTable)
+        header = table.render_line(0).text
+        verdicts = {row.split()[1]: row[header.index("verdict"):].rstrip()
+                    for row in (table.render_line(y).text for y in range(1, 5))}
+        # both raised calls are worded alike: the class is cut from the column where NotActive's does not fit
+        assert (verdicts["JOB02"], verdicts["JOB04"]) == ("raises Stale", "raises NotActive")
+        assert "EMQSTALE token does not match attempts" in screen.query_one(WirePane).full_text()
         assert "extend_lock.lua" in text
         assert "the atomic run agrees" in text
         await press(app, pilot, "m")
