@@ -3,7 +3,6 @@ saying why; and the header that says which store runs."""
 
 from __future__ import annotations
 
-import atexit
 import html
 import os
 import re
@@ -21,7 +20,7 @@ from tui_support import asynctest, frozen_app, lesson, screen_text, settle
 from emq_dive import cli
 from emq_dive.engine import fates
 from emq_dive.engine.echo_mq.connector import error_text
-from emq_dive.engine.stores import open_store, spawned
+from emq_dive.engine.stores import close_open_stores, open_at_exit, open_store, spawned
 from emq_dive.views.tui.app import make_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,8 +199,7 @@ def test_an_exit_signal_while_the_server_starts_behind_leaves_no_work_dir(
     require_wheel()
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(spawned.tempfile, "tempdir", None)  # re-read TMPDIR
-    exits: list = []
-    monkeypatch.setattr(atexit, "register", exits.append)
+    before = {id(store) for store in open_at_exit()}
     real_start = threading.Thread.start
 
     def start(self) -> None:
@@ -214,9 +212,9 @@ def test_an_exit_signal_while_the_server_starts_behind_leaves_no_work_dir(
     with pytest.raises(SystemExit):
         open_store("valkey", background=True)
     monkeypatch.undo()
-    assert exits, "the store's close is registered to run at exit before its thread starts"
-    for close in exits:
-        close()
+    cut = [store for store in open_at_exit() if id(store) not in before]
+    assert cut, "the store's close is registered to run at exit before its thread starts"
+    close_open_stores()  # what the exit handler does
     assert not list(tmp_path.glob("emq-dive-*")), "the work dir of a start cut short is removed"
     servers = [pid for pid in os.listdir("/proc") if pid.isdigit()
                and Path(f"/proc/{pid}/cmdline").exists() and str(tmp_path) in _cmdline(pid)]

@@ -56,3 +56,34 @@ def test_a_tab_is_forked_from_the_pool_and_a_dead_pool_leaves_nothing_then_tabs_
         second.close()
         poll(lambda: not server.tabs(), "the second tab to exit")
         assert server.proc.poll() is None
+
+
+def test_a_spare_cut_short_while_its_store_starts_leaves_no_work_dir_and_no_server(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spare that a signal ends just after its store began to start (the launcher's SystemExit, before it holds
+    the store) leaves by ``os._exit``, which skips the exit handlers: it still closes that store on its way out."""
+    import socket
+
+    from emq_dive.engine.stores import open_store, spawned
+    from emq_dive.views.web import warm
+    require_embedded_valkey()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(spawned.tempfile, "tempdir", None)  # re-read TMPDIR
+
+    def cut_short(args: object, sock: object, parent: int) -> int:
+        open_store("valkey", background=True)
+        poll(lambda: list(tmp_path.glob("emq-dive-*")), "the starting server's work dir")  # the start is under way
+        raise SystemExit(143)
+
+    monkeypatch.setattr(warm, "_spare", cut_short)
+    ours, theirs = socket.socketpair()
+    try:
+        pid, sock = warm.Spares(None, theirs).fork()
+        sock.close()
+        _, status = os.waitpid(pid, 0)
+    finally:
+        ours.close()
+        theirs.close()
+    assert os.waitstatus_to_exitcode(status) == 143
+    assert not list(tmp_path.glob("emq-dive-*")), "the work dir of the cut start is removed"
+    assert not running_in(tmp_path), "no server of the cut start still runs"

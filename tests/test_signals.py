@@ -6,7 +6,6 @@ The TUI and ``--plain`` run in a pseudo-terminal against a redis-server of the t
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import os
 import signal
@@ -21,6 +20,7 @@ import pytest
 import redis
 from conftest import own_server
 
+from emq_dive.engine.stores import close_open_stores, open_at_exit
 from emq_dive.engine.stores.clean import clean
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,8 +224,7 @@ def test_a_signal_just_after_the_markers_are_written_leaves_no_key(server, monke
     returned: the close registered to run at exit deletes them."""
     from emq_dive.engine.stores import url as url_store
     url, client = server
-    exits: list = []
-    monkeypatch.setattr(atexit, "register", exits.append)
+    before = {id(store) for store in open_at_exit()}
 
     def cut(self) -> None:
         assert _dive_keys(client), "the markers are on the server when the signal lands"
@@ -235,22 +234,19 @@ def test_a_signal_just_after_the_markers_are_written_leaves_no_key(server, monke
     with pytest.raises(SystemExit):
         url_store.open_url(url, "dive-0badcafe")
     monkeypatch.undo()
-    assert exits, "the store's close is registered to run at exit before the first key is written"
-    for close in exits:
-        close()
+    assert [store for store in open_at_exit() if id(store) not in before], \
+        "the store's close is registered to run at exit before the first key is written"
+    close_open_stores()  # what the exit handler does
     assert _dive_keys(client) == []
 
 
 @pytest.mark.server
-def test_a_closed_store_is_let_go_by_the_exit_handlers(server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_closed_store_is_let_go_by_the_exit_handlers(server) -> None:
     """The close registered to run at exit is unregistered once the store closes, so a closed store is not kept
     alive until the process ends."""
     from emq_dive.engine.stores import url as url_store
     url, _ = server
-    registered: list = []
-    monkeypatch.setattr(atexit, "register", registered.append)
-    monkeypatch.setattr(atexit, "unregister", registered.remove)
     store = url_store.open_url(url, "dive-0c105ed0")
-    assert registered == [store.close]
+    assert any(held is store for held in open_at_exit())
     store.close()
-    assert registered == []
+    assert not any(held is store for held in open_at_exit())

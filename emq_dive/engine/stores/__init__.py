@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .store import EXIT_SIGNALS, Store, StoreError, fresh_queue
+from .store import EXIT_SIGNALS, Store, StoreError, close_open_stores, fresh_queue, open_at_exit
 
-__all__ = ["EXIT_SIGNALS", "Store", "StoreError", "fresh_queue", "open_store"]
+__all__ = ["EXIT_SIGNALS", "Store", "StoreError", "close_open_stores", "fresh_queue", "open_at_exit", "open_store"]
 
 
 def open_store(spec: str = "fakeredis", *, clock: Callable[[], float] | None = None,

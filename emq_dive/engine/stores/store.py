@@ -147,8 +147,12 @@ class Store:
 
     def close_at_exit(self) -> None:
         """Close the store when the process exits, should nothing close it before (a close lets that go)."""
-        atexit.register(self.close)
-        self.on_close(lambda: atexit.unregister(self.close))
+        _OPEN[id(self)] = self
+
+        def let_go() -> None:
+            _OPEN.pop(id(self), None)
+
+        self.on_close(let_go)
 
     def forget(self) -> None:
         """Delete every key of this run's queue, and only those (its owner markers stay while the run lives)."""
@@ -181,6 +185,23 @@ class Store:
 
 
 EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+_OPEN: dict[int, Store] = {}
+"""The stores to close at exit that are still open, by id."""
+
+
+def open_at_exit() -> tuple[Store, ...]:
+    """The stores the exit handler would close now, oldest first."""
+    return tuple(_OPEN.values())
+
+
+@atexit.register
+def close_open_stores() -> None:
+    """Close every store still open that asked to be closed at exit, newest first; a process that leaves with
+    ``os._exit`` (a forked tab) calls it itself, since that skips the exit handlers."""
+    for store in reversed(list(_OPEN.values())):
+        store.close()
 
 
 @contextmanager

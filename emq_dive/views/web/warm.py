@@ -20,6 +20,7 @@ import traceback
 from collections import deque
 from collections.abc import Sequence
 
+from ...engine.stores import close_open_stores
 from . import child
 
 CONTROL = "EMQ_DIVE_WARM_FD"
@@ -93,6 +94,7 @@ class Spares:
             except BaseException:
                 traceback.print_exc()
             finally:
+                close_open_stores()  # os._exit skips the exit handlers: a store a signal cut off is closed here
                 for stream in (sys.stdout, sys.stderr):
                     try:
                         stream.flush()
