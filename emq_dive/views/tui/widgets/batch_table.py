@@ -135,10 +135,16 @@ class BatchTable(Widget, can_focus=False):
         current = self._current(step)
         if current is not None:
             self.keep_in_sight(current)
-        if full or old is None or self.top != top or self._window_tiers(old) != self._window_tiers():
+        if full or old is None or self.top != top or self._retiered(old):
             self.refresh()
         else:
             self._repaint_rows(old, step)
+
+    def _retiered(self, old: Step) -> bool:
+        """True when a verdict on show in both ``old`` and the step on show is worded otherwise now (a verdict
+        that only one of them has is on a row that changed, which ``_repaint_rows`` repaints)."""
+        before, after = self._window_tiers(old), self._window_tiers()
+        return any(before[verdict] != after[verdict] for verdict in before.keys() & after.keys())
 
     def _repaint_rows(self, old: Step, step: Step) -> None:
         """Repaint the visible rows whose member or current mark changed: O(visible rows), not O(members)."""
