@@ -28,6 +28,7 @@ from .code_source import (
     plain_source,
     sends_natively,
     source,
+    window_top,
 )
 from .fitted_title import fitted_title
 from .style import background
@@ -241,8 +242,7 @@ class CodePane(Widget):
         starts = first_rows(src.key, self._code_width(src))
         first = starts.get(focus or 1, 0)
         last = starts.get((focus or 1) + 1, len(rows)) - 1
-        top = min(max(first - height // 3, last - height + 1), first)
-        top = max(0, min(top, len(rows) - height))
+        top = window_top(rows, first, last, height)
         return src, [(n, part, "focus" if n == focus else "ran" if n in ran else "")
                      for n, part in rows[top : top + height]]
 

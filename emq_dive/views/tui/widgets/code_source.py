@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -120,3 +121,29 @@ def layout(key: str, width: int) -> tuple[tuple[int, int], ...]:
 def first_rows(key: str, width: int) -> dict[int, int]:
     """The row of ``layout(key, width)`` each line starts on."""
     return {number: row for row, (number, part) in enumerate(layout(key, width)) if part == 0}
+
+
+def steady_top(first: int, last: int, height: int, total: int) -> int:
+    """The window's first row for a focus on rows ``first`` to ``last`` of ``total``: the lowest of the stops a
+    half-page apart, counted up from the file's end, that keeps a row above the focus.
+
+    Steps within the same stretch of code then share one window and repaint only the rows whose role changed (a
+    window that followed every step would repaint every row); the last stop holds a script's replies together.
+    """
+    if total <= height:
+        return 0
+    stride, end = max(1, height // 2), total - height
+    want = max(0, first - 1)  # the lowest top with the row above the focus in sight
+    top = end if want >= end else max(0, end + (want - end) // stride * stride)  # the stop at or above it
+    if last >= top + height:  # the focus's last row in sight, then its first
+        top = last - height + 1
+    return max(0, min(top, first))
+
+
+def window_top(rows: Sequence[tuple[int, int]], first: int, last: int, height: int) -> int:
+    """``steady_top`` moved up to the start of the line it falls in, so the window does not open on the wrapped
+    tail of a line with no number, unless that would push the focus's last row out of sight."""
+    top = up = steady_top(first, last, height, len(rows))
+    while up > 0 and rows[up][1] > 0:
+        up -= 1
+    return up if last < up + height else top
