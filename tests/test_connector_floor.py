@@ -26,6 +26,19 @@ def test_an_err_reply_keeps_its_class_word(fake_store: Store) -> None:
         raise AssertionError("EMQ.EXTENDS with numkeys 3 must be refused")
 
 
+def test_a_class_redis_py_leaves_in_the_message_is_said_once(fake_store: Store) -> None:
+    for script, wire in (("return redis.error_reply('EMQSTALE token does not match attempts')",
+                          "EMQSTALE token does not match attempts"),
+                         ("return redis.error_reply('ERR boom')", "ERR boom"),
+                         ("return redis.error_reply('NOPERM no')", "NOPERM no")):
+        try:
+            raw(fake_store.client, "EVAL", script, 0)
+        except redis.ResponseError as err:
+            assert error_text(err) == wire
+        else:
+            raise AssertionError(f"{script} must raise")
+
+
 def test_redis_py_packs_and_parses_with_hiredis() -> None:
     from redis.utils import HIREDIS_AVAILABLE
 

@@ -35,9 +35,11 @@ def as_bytes(value: Any) -> bytes:
 
 
 def error_text(err: BaseException) -> str:
-    """The error's exact wire text, class word included."""
-    code = getattr(err, "status_code", None)  # the class word redis-py cuts off the message, kept since 7.2
-    return f"{code} {err}" if code else str(err)
+    """The error's exact wire text, class word included, once."""
+    # redis-py (7.2 on) keeps the class word as status_code; it cuts it off the message only for the classes it
+    # maps to an exception of their own (ERR, NOPERM, ...): EMQSTALE or WRONGTYPE stay at the message's head
+    code, text = getattr(err, "status_code", None), str(err)
+    return text if not code or text == code or text.startswith(f"{code} ") else f"{code} {text}"
 
 
 def _as_sent(reply: Any) -> Any:
