@@ -5,7 +5,7 @@
 -- command's reply and returns what it wants next, ('call', line, args, watched, frame) or ('done', ...) at its
 -- return; take gives the source lines run since the last take.
 local format, byte, find, gsub, sub = string.format, string.byte, string.find, string.gsub, string.sub
-local concat = table.concat
+local concat, getinfo = table.concat, debug.getinfo
 local LINE, DEPTH, EVERY = LDB_LINE, 18, KEYFRAME  -- LDB's maxlen, its LDB_MAX_VALUES_DEPTH, a whole frame
 local named = {['\\'] = '\\\\', ['"'] = '\\"', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t', ['\a'] = '\\a',
                ['\b'] = '\\b'}
@@ -97,10 +97,11 @@ local function start(source, chunkname, keys, argv, returns)
     last_names, last_texts = names, texts
     return (whole and 'k' or 'd') .. concat(out, '\0')
   end
-  local function watched(level)
+  local function watched(thread, level)  -- the locals the screen follows, now and failed, of a frame
     local vars, j = {}, 1
     while true do
-      local name, value = debug.getlocal(level + 1, j)
+      local name, value
+      if thread then name, value = debug.getlocal(thread, level, j) else name, value = debug.getlocal(level + 1, j) end
       if not name then break end
       if name == 'now' or name == 'failed' then vars[name] = value end
       j = j + 1
@@ -108,8 +109,8 @@ local function start(source, chunkname, keys, argv, returns)
     return vars
   end
   function redis.call(...)
-    local line = debug.getinfo(2, 'l').currentline
-    local reply = coroutine.yield('call', line, {...}, watched(2))
+    local line = getinfo(2, 'l').currentline
+    local reply = coroutine.yield('call', line, {...})
     if type(reply) == 'table' and reply.err then error(reply, 0) end
     return reply
   end
@@ -118,9 +119,13 @@ local function start(source, chunkname, keys, argv, returns)
   local env = setmetatable({KEYS = keys, ARGV = argv, redis = redis}, {__index = _G})
   local chunk = assert(loadstring(source, chunkname))
   setfenv(chunk, env)
-  local co = coroutine.create(function()
+  local function body()
     local value = chunk(); return 'done', 0, value, final, final_names, final_texts, final_line
-  end)
+  end
+  local co = coroutine.create(body)
+  -- the harness's own functions that run inside the coroutine: their lines are not the script's
+  local ours = {[body] = true, [redis.call] = true, [redis.error_reply] = true,
+                [redis.status_reply] = true}
   local spent = 0
   debug.sethook(co, function(event, line)
     -- the budget: each line run costs 1, each STRIDE instructions STRIDE; a runaway stops here, sent nowhere
@@ -131,15 +136,15 @@ local function start(source, chunkname, keys, argv, returns)
       error(chunkname:sub(2) .. ':' .. at .. ': ' .. RUNAWAY, 0)
     end
     if event == 'count' then return end
-    local info = debug.getinfo(2, 'S')
-    if info.source ~= chunkname then return end
+    local func = getinfo(2, 'f').func
+    if ours[func] then return end
     if event == 'line' then
       trace[#trace + 1] = line
       -- a return line's locals are read as LDB stops there, before it runs: in a return hook, the hook's own
       -- call frame has overwritten the registers above the values returned
       if returns[line] then final_line, final_names, final_texts = line, printed(nil, 2) end
-    elseif info.what == 'main' then
-      final = watched(2)
+    elseif func == chunk then
+      final = watched(nil, 2)
     end
   end, 'lr', STRIDE)
   local found = 0
@@ -155,7 +160,10 @@ local function start(source, chunkname, keys, argv, returns)
   local function resume(reply)
     spent = 0
     local ok, kind, line, args, vars, names, texts, at = coroutine.resume(co, reply)
-    if ok and kind == 'call' then return ok, kind, line, args, vars, framed(printed(co, caller())), line end
+    if ok and kind == 'call' then
+      local level = caller()
+      return ok, kind, line, args, watched(co, level), framed(printed(co, level)), line
+    end
     if ok and kind == 'done' and names then return ok, kind, line, args, vars, framed(names, texts), at end
     return ok, kind, line, args, vars
   end
