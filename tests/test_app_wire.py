@@ -78,3 +78,23 @@ async def test_a_big_batch_compares_in_counts_not_screenfuls():
         text = shown(app)
         assert "the reply: [\"JOB02\"" in text and "(20 items in all)]" in text
         assert "returns ['JOB02'" in text and "(20 ids)" in text
+
+
+@asynctest
+async def test_a_big_batch_s_command_names_only_the_arguments_it_shows():
+    """The command's head reads as naming every argument would: the queue's base whole once, the shown ones
+    shortened, the rest counted (only the shown ones are named, so a 10,000-member step does not name 20,000)."""
+    from emq_dive.engine.echo_mq.render import MAX_ARGS, wire_text
+    from emq_dive.views.tui.widgets.shorthand import Shorthand
+    from emq_dive.views.tui.widgets.wire_pane import WirePane
+
+    app = frozen_app(batch=("live", "stale") * 20)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "right")
+        pane = dive(app).query_one(WirePane)
+        frame = pane.frame
+        assert frame is not None and len(frame.step.command) > MAX_ARGS
+        whole = wire_text(Shorthand(frame.view.base, frame.step.now).args(frame.step.command), MAX_ARGS)
+        assert pane.entries()[0].plain == f"the command: {whole}"
+        assert "emq:{dive-snap}:active emq:{q}: " in whole and "… (86 arguments in all)" in whole

@@ -100,7 +100,8 @@ class WirePane(ScrolledLines):
         step = frame.step
         names = Shorthand(frame.view.base, step.now, self.whole)  # the queue's base whole once, in the command
         head = Text("the command: ", style=muted)
-        head.append(command_text(names.args(step.command)), style=style("wire-pane--cmd"))
+        shown = (*names.args(step.command[:MAX_ARGS]), *step.command[MAX_ARGS:])  # the rest is only counted
+        head.append(command_text(shown), style=style("wire-pane--cmd"))
         out = [head]
         if step.index == 0:
             out.append(Text("the handle has built it; → sends it", style=muted))
