@@ -75,6 +75,7 @@ class Session:
         self.wire = wire if wire == 4 or store.native else 4
         self.stepper: Stepper | None = None
         self.held: tuple[tuple[str, int], ...] = ()
+        self._ids: tuple[tuple[tuple[str, int], ...], list[str]] = ((), [])  # held's ids, made once per held list
         self._agreement: Agreement | None = None
         self._checked: Step | None = None
         self._answer = ""
@@ -175,7 +176,9 @@ class Session:
             self._answer = answer_text(stepper.handle_answer()[1])
             self._checked = step
             self._runs += 1
-        ids = [job for job, _ in self.held]
+        if self._ids[0] is not self.held:
+            self._ids = self.held, [job for job, _ in self.held]
+        ids = self._ids[1]
         current = min(max(step.index - 1, 0), max(len(ids) - 1, 0))
         view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step),
                                self.store)
