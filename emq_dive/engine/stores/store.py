@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import secrets
 import signal
 import threading
@@ -189,6 +190,8 @@ EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 _OPEN: dict[int, Store] = {}
 """The stores to close at exit that are still open, by id."""
+# a forked child owns none of its parent's stores: closing one there would stop the parent's server
+os.register_at_fork(after_in_child=_OPEN.clear)
 
 
 def open_at_exit() -> tuple[Store, ...]:
