@@ -24,7 +24,7 @@ def test_the_window_holds_the_focus_and_a_row_above_it(height: int, total: int) 
             assert top <= first, "the focus's first row is in sight"
             if last - first < height:
                 assert last < top + height, "a focus that fits is whole in sight"
-            if 0 < first and last - first + 1 < height and first - 1 >= 0:
+            if 0 < first and last - first + 1 < height:
                 assert top <= first - 1, "the row above a focus that leaves room is in sight"
 
 
