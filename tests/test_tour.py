@@ -11,12 +11,21 @@ from emq_dive.course.tour_file import Opens, Slide, load_tour
 from emq_dive.course.user_state import DATA_DIR, UserState
 from emq_dive.present.tour import slide_text
 from emq_dive.views.tui.screens.fate_picker import FatePicker
-from emq_dive.views.tui.screens.tour import MARK, OFFER, PANES, SEEN, TourScreen
+from emq_dive.views.tui.screens.tour import MARK, PANES, SEEN, TourScreen
 from emq_dive.views.tui.widgets.lesson_pane import LessonPane
 from emq_dive.views.tui.widgets.tour_panel import TourPanel
+from emq_dive.views.tui.widgets.try_row import TryRow
 from tests.tui_support import asynctest, frozen_app, lesson, press, record_notices, settle, showing
 
 SLIDES = load_tour(lesson())
+OFFER = "t a short tour (new here?)"
+"""The Try it row's first offer while the tour is on offer."""
+
+
+def _offered(app) -> bool:
+    """True when the Try it row leads with the tour (and offers it once)."""
+    keys = app.dive.query_one(TryRow).shown_keys()
+    return keys[:1] == [OFFER] and keys.count(OFFER) == 1
 
 
 def _check_slide(app, slide: Slide, before_wire: int) -> None:
@@ -116,16 +125,16 @@ async def test_offered_once_and_not_again_after_finishing(tmp_path: Path, monkey
     said = record_notices(app)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert said.count(OFFER) == 1
+        assert _offered(app) and not said, "offered in the row, not in a notice over the panes"
         await _walk(app, pilot)
         await settle(app, pilot)
+        assert OFFER not in app.dive.query_one(TryRow).shown_keys()
     assert UserState.from_environ().progress().flags == {SEEN}
     again = frozen_app()  # a restart on the same data directory
     again.offer_tour = True
-    said = record_notices(again)
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(again, pilot)
-        assert OFFER not in said
+        assert not _offered(again) and OFFER not in again.dive.query_one(TryRow).shown_keys()
 
 
 @asynctest
@@ -136,7 +145,7 @@ async def test_not_offered_headless_by_default(tmp_path: Path, monkeypatch) -> N
     said = record_notices(app)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert app.offer_tour is None and OFFER not in said
+        assert app.offer_tour is None and not said and OFFER not in app.dive.query_one(TryRow).shown_keys()
     assert not (tmp_path / "progress.json").exists()
 
 
@@ -151,7 +160,7 @@ async def test_a_data_directory_that_cannot_be_written_says_so_and_the_dive_runs
     said = record_notices(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        assert said.count(OFFER) == 1
+        assert _offered(app)
         await press(app, pilot, "t", "escape")
         await settle(app, pilot)
         problem = [line for line in said if line.startswith("The tour will be offered again: cannot save into")]

@@ -41,6 +41,8 @@ class Now:
     predicting: bool = False
     done: bool = False
     """True once the run has checked its last member."""
+    newcomer: bool = False
+    """True while start-up offers the tour to a learner who has neither taken nor skipped it."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class Offer:
 
     words: str
     applies: Callable[[Now], bool]
+    lead: bool = False
+    """True for an offer the row shows before the others (the tour, to a newcomer)."""
 
     def said(self, now: Now) -> str:
         """The words, filled in from ``now``."""
@@ -94,9 +98,9 @@ class Key:
     unfocused: bool = False
     """True for a pane's key the dive also binds, for the lesson, while no pane has the focus."""
 
-    def offered(self, now: Now) -> str:
-        """The Try it row's words for this key now, or empty when it does not apply."""
-        return next((offer.said(now) for offer in self.offers if offer.applies(now)), "")
+    def offered(self, now: Now) -> Offer | None:
+        """How the Try it row offers this key now, or None when it does not apply."""
+        return next((offer for offer in self.offers if offer.applies(now)), None)
 
     def actions(self) -> list[tuple[str, str]]:
         """Each Textual key name with the action it runs."""
@@ -202,7 +206,8 @@ KEYMAP: tuple[Key, ...] = (
         Where.TEXTUAL),
     Key("t", ("t",), "tour", "tour", "take the tour: a few slides that move the dive and say what the pane "
         "each marks shows", Group.APP, Where.APP, title="Take the tour",
-        words="tour guide intro start new slides walkthrough"),
+        words="tour guide intro start new slides walkthrough",
+        offers=(Offer("a short tour (new here?)", lambda now: now.newcomer, lead=True),)),
     Key("q", ("q",), "quit", "quit", "quit the app", Group.APP, Where.APP, footer=True),
     Key("?", ("question_mark",), "help", "help", "open or close this help", Group.APP, Where.APP, footer=True,
         title="Help", words="keys panes explain"),
@@ -214,7 +219,8 @@ KEYMAP: tuple[Key, ...] = (
 def learn_offers(now: Now) -> tuple[tuple[Key, str], ...]:
     """The learn keys that apply ``now``, each with the words the Try it row shows for it, in the table's order
     (asked on every step: a handful of states, each worked out once)."""
-    return tuple((key, said) for key in KEYMAP if (said := key.offered(now)))
+    found = [(key, offer) for key in KEYMAP if (offer := key.offered(now)) is not None]
+    return tuple((key, offer.said(now)) for key, offer in sorted(found, key=lambda pair: not pair[1].lead))
 
 
 def keys_of(where: Where) -> tuple[Key, ...]:

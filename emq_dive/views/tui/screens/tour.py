@@ -17,6 +17,7 @@ from ....present.tour import heading, slide_text
 from ..widgets.key_bindings import app_keys
 from ..widgets.lesson_pane import LessonPane
 from ..widgets.tour_panel import TourPanel
+from ..widgets.try_row import TryRow
 
 if TYPE_CHECKING:
     from .dive import DiveScreen
@@ -31,9 +32,6 @@ PANES: dict[Pane, str] = {
     Pane.FOOTER: "Footer",
 }
 """The dive screen's widgets for each pane a slide may mark (the lesson, or its caption where it is folded)."""
-OFFER = "New here? t takes a short tour of the dive; esc in it skips it, and it is not offered again."
-
-
 class TourScreen(ModalScreen[None]):
     """The slides over the dive screen, which stays in view: → or n the next slide, ← or p the previous, esc leaves."""
 
@@ -178,15 +176,16 @@ async def open_tour(app: App[Any], dive: DiveScreen, state: UserState) -> None:
     def remember() -> None:
         app.run_worker(lambda: _remember(app, state), thread=True, group="state", exit_on_error=False)
 
+    dive.query_one(TryRow).newcomer = False  # taken: the row no longer leads with it
     await app.push_screen(TourScreen(slides, dive, remember))
 
 
 def offer(app: App[Any], dive: DiveScreen, state: UserState) -> None:
-    """Offer the tour when the lesson has one and the learner's state has no flag that it was seen (a thread
-    worker's work)."""
+    """Offer the tour, first in the Try it row, when the lesson has one and the learner's state has no flag that
+    it was seen (a thread worker's work); a row, not a notice, so no pane is covered at any size."""
     try:
         slides = load_tour(dive.session.lesson)
     except LessonError:
         return  # t says why
     if slides and SEEN not in state.progress().flags:
-        app.call_from_thread(app.notify, OFFER, title="tour", timeout=12)
+        app.call_from_thread(setattr, dive.query_one(TryRow), "newcomer", True)

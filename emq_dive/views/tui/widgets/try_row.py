@@ -20,13 +20,13 @@ WHAT_IF_WIRE = next(number for number in WIRES if WHAT_IF in available(number))
 """The wire the what-if runs on."""
 
 
-def now_of(frame: Frame | None) -> Now:
-    """What the learn keys' rules ask, read from ``frame``."""
+def now_of(frame: Frame | None, newcomer: bool = False) -> Now:
+    """What the learn keys' rules ask, read from ``frame`` (and whether the tour is on offer)."""
     if frame is None or frame.played is None:
-        return Now(what_if_wire=WHAT_IF_WIRE)
+        return Now(what_if_wire=WHAT_IF_WIRE, newcomer=newcomer)
     played = frame.played
     return Now(batch=run_mode_of(played.mode) == RUN_MODES[0], what_if=played.what_if, wire=frame.wire,
-               what_if_wire=WHAT_IF_WIRE, predicting=played.predicting, done=frame.step.done)
+               what_if_wire=WHAT_IF_WIRE, predicting=played.predicting, done=frame.step.done, newcomer=newcomer)
 
 
 class TryRow(Static):
@@ -38,12 +38,17 @@ class TryRow(Static):
 
     frame: var[Frame | None] = var(None, always_update=True)
     """The frame on screen, whose mode, wire and progress say which keys apply."""
+    newcomer: var[bool] = var(False)
+    """True while the tour is on offer: the row leads with it (start-up sets it; taking the tour clears it)."""
 
     offers: tuple[tuple[Key, str], ...] = ()
     """The keys on show, each with its words."""
 
+    def watch_newcomer(self) -> None:
+        self.watch_frame(self.frame)
+
     def watch_frame(self, frame: Frame | None) -> None:
-        offers = learn_offers(now_of(frame))
+        offers = learn_offers(now_of(frame, self.newcomer))
         if offers == self.offers:
             return  # the same keys: nothing to lay out again
         self.offers = offers
