@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -48,7 +49,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _leave(signum: int, _frame: object) -> None:
+    """A kill or a closed terminal ends the run through its ``finally``: the tmux server and its dive go too."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    for each in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(each, _leave)
     args = parser().parse_args(argv)
     unknown = set(args.only) - set(SECTIONS)
     if unknown:

@@ -72,7 +72,8 @@ def dive(root: str, backend: str, count: int, probe: str | None) -> int:
         app = make_app(lesson, store, batch=members(count) if count else None)
         app.offer_tour = False  # the tour's offer would sit over the store pane for the presses timed (a tree from
         # before the tour has no offer: the attribute is then unused)
-        signal.signal(signal.SIGTERM, lambda signum, frame: app.exit())
+        for each in (signal.SIGTERM, signal.SIGHUP):  # the bench stopping its tmux: the store still closes
+            signal.signal(each, lambda signum, frame: app.exit())
         gaps: list[tuple[float, float]] = []
 
         async def run() -> None:
