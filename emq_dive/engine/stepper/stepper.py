@@ -115,6 +115,7 @@ class Stepper:
         if self.position == 0:
             return self.current
         self.timeline.undo(self.position)
+        del self.steps[self.position:]  # dropped before the rewind, so its views need not copy what they show
         self.timeline.rewind(self.position)
         self.position -= 1
         self.race.rewind(self.position)

@@ -12,7 +12,7 @@ from ..echo_mq.connector import raw
 from ..stores import snapshot
 from .model import Member
 from .outcome import Verdict
-from .views import Grown, MembersAt, Prefix
+from .views import Grown, Handed, MembersAt, Prefix
 
 READS = frozenset({b"TIME", b"HGET", b"ZSCORE", b"ACL", b"INFO"})
 """Commands the stepped code sends that write nothing."""
@@ -63,10 +63,11 @@ class Timeline:
         self._clocks: Grown[int] = Grown()
         self._raised: Grown[int] = Grown()
         self._undo: list[list[Undo]] = [[]]
+        self._handed: Handed[MembersAt] = Handed()
 
     def members_at(self, step: int) -> MembersAt:
         """The members as they stood after ``step``."""
-        return MembersAt(self._history, step)
+        return self._handed.add(MembersAt(self._history, step))
 
     def failed_at(self, step: int) -> Prefix[str]:
         """The failed ids as they stood after ``step``."""
@@ -151,6 +152,7 @@ class Timeline:
 
     def rewind(self, step: int) -> None:
         """Forget what the timeline recorded at ``step``, the last one it holds."""
+        self._handed.keep(lambda view: view.position >= step)  # a later step would show there what it records
         for index in reversed(self._touched.pop(step)):
             self._history[index].pop()
         self._undo.pop(step)

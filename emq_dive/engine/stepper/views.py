@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Generic, TypeVar, overload
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Generic, Protocol, TypeVar, overload
 
 from .model import Member
 
@@ -30,11 +31,20 @@ class _View(Sequence[T]):
 class MembersAt(_View[Member]):
     """The batch's members as they stood after one step, read from the run's shared per-member history."""
 
-    __slots__ = ("_history", "_position")
+    __slots__ = ("__weakref__", "_history", "_position")
 
     def __init__(self, history: list[list[tuple[int, Member]]], position: int) -> None:
         self._history = history
         self._position = position
+
+    @property
+    def position(self) -> int:
+        """The step this view shows the members after."""
+        return self._position
+
+    def keep(self) -> None:
+        """Copy the members out of the shared history, before a rewind changes what it holds at this step."""
+        self._history = [[(self._position, member)] for member in self]
 
     def __len__(self) -> int:
         return len(self._history)
@@ -66,11 +76,15 @@ class MembersAt(_View[Member]):
 class Prefix(_View[T]):
     """The first ``count`` items of a list that only grows along the run: the failed ids after one step, say."""
 
-    __slots__ = ("_count", "_items")
+    __slots__ = ("__weakref__", "_count", "_items")
 
     def __init__(self, items: list[T], count: int) -> None:
         self._items = items
         self._count = count
+
+    def keep(self) -> None:
+        """Copy the items out of the shared list, before a rewind cuts it back past them."""
+        self._items = self._items[: self._count]
 
     def __len__(self) -> int:
         return self._count
@@ -93,12 +107,13 @@ class Prefix(_View[T]):
 class Grown(Generic[T]):
     """A list that grows by a batch of items per step, read as it stood after any step, and cut back a step."""
 
-    __slots__ = ("_counts", "_items", "_last")
+    __slots__ = ("_counts", "_handed", "_items", "_last")
 
     def __init__(self) -> None:
         self._items: list[T] = []
         self._counts: list[int] = [0]
         self._last: Prefix[T] | None = None
+        self._handed: Handed[Prefix[T]] = Handed()
 
     def at(self, step: int) -> Prefix[T]:
         """The items as they stood after ``step`` (the same window again while the count is unchanged, so a run
@@ -106,7 +121,7 @@ class Grown(Generic[T]):
         count = self._counts[step]
         last = self._last
         if last is None or len(last) != count:
-            last = self._last = Prefix(self._items, count)
+            last = self._last = self._handed.add(Prefix(self._items, count))
         return last
 
     def grow(self, items: Iterable[T]) -> None:
@@ -117,4 +132,48 @@ class Grown(Generic[T]):
     def rewind(self, step: int) -> None:
         """Forget ``step`` and everything after it."""
         del self._counts[step:]
-        del self._items[self._counts[-1]:]
+        kept = self._counts[-1]
+        self._handed.keep(lambda view: len(view) > kept)  # what they show is about to be cut
+        if self._last is not None and len(self._last) > kept:
+            self._last = None
+        del self._items[kept:]
+
+
+class _Keeps(Protocol):
+    def keep(self) -> None: ...
+
+
+V = TypeVar("V", bound=_Keeps)
+
+
+class Handed(Generic[V]):
+    """The views handed out that something still holds (a recorded frame, say), so a rewind can have the ones it
+    would change keep what they show: a view is copied only then, never on every step."""
+
+    __slots__ = ("_at", "_refs")
+
+    def __init__(self) -> None:
+        self._refs: list[weakref.ref[V]] = []
+        self._at = 64
+        """The count at which the dead references are swept out."""
+
+    def add(self, view: V) -> V:
+        """Track ``view``; return it."""
+        self._refs.append(weakref.ref(view))
+        if len(self._refs) >= self._at:
+            self._refs = [ref for ref in self._refs if ref() is not None]
+            self._at = 2 * len(self._refs) + 64
+        return view
+
+    def keep(self, moved: Callable[[V], bool]) -> None:
+        """Have each held view that a rewind changes (``moved``) copy its items out, and stop tracking it."""
+        live = []
+        for ref in self._refs:
+            view = ref()
+            if view is None:
+                continue
+            if moved(view):
+                view.keep()
+            else:
+                live.append(ref)
+        self._refs = live

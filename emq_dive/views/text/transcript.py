@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from ...engine.echo_mq.render import deadline, reply_text, wire_text
@@ -21,12 +20,6 @@ Entry = Frame | WireCompare | FateRun | Said
 """One thing the learner saw: a step's frame, a wire comparison, a fate's four verbs, or a console line's reply."""
 
 WIRE_NAMES = {4: "wire 4 (EVALSHA the script)", 6: "wire 6 (the native EMQ.EXTENDS)"}
-
-
-def freeze(frame: Frame) -> Frame:
-    """The frame with its members and failed list copied out of the run's shared timeline, which later steps move."""
-    step = replace(frame.step, members=tuple(frame.step.members), failed=tuple(frame.step.failed))
-    return replace(frame, step=step)
 
 
 def _run_of(frame: Frame) -> tuple[object, ...]:
@@ -57,7 +50,7 @@ class Recorder:
         if isinstance(last, Frame) and _run_of(last) == _run_of(frame) and last.step.index == frame.step.index \
                 and last.step.calls == frame.step.calls and (last.agreement is None) == (frame.agreement is None):
             return
-        self._entries.append(freeze(frame))
+        self._entries.append(frame)  # its members and failed are views; a rewind has them copy what they show
 
     def compared(self, compared: WireCompare) -> None:
         """Record a wire switch's comparison of both twins."""
