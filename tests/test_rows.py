@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 from tui_support import asynctest
 
-from emq_dive.views.tui.widgets.rows import Rows, changed_cells
+from emq_dive.views.tui.widgets.rows import Rows, changed_cells, text_strip
 
 BOLD = Style(bold=True)
 
@@ -112,3 +117,31 @@ async def test_a_left_title_repaints_its_border_up_to_the_longer_title_s_end(mon
         await pilot.pause()
         top = app.screen._compositor.render_strips()[0].text
         assert top.startswith("╭─ locals · line 8 ─") and top.rstrip().endswith("╮")
+
+
+def _cells(strip: Strip) -> list[tuple[str, Style | None]]:
+    return [(char, segment.style) for segment in strip for char in segment.text]
+
+
+SPAN_STYLES = [Style(bold=True), Style(color="red"), Style(bgcolor="blue", italic=True), "green on black", "underline"]
+
+
+@given(plain=st.text(alphabet="ab 界*", max_size=12), own=st.sampled_from(["", "bold", Style(dim=True)]),
+       spans=st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14), st.sampled_from(SPAN_STYLES)), max_size=4),
+       width=st.integers(1, 20))
+def test_a_row_s_strip_draws_the_cells_rich_would(plain: str, own: str | Style, spans: list[Any], width: int) -> None:
+    text = Text(plain, style=own)
+    for start, end, style in spans:
+        text.stylize(style, min(start, end), max(start, end))
+    console, base = Console(), Style(color="white", bgcolor="black")
+    rich = Strip(list(Segment.apply_style(text.render(console, end=""), text_style(text, console, base)))) \
+        .crop_extend(0, width, base)
+    ours = text_strip(text, width, base, console)
+    assert _cells(ours) == _cells(rich)
+    assert ours.cell_length == width
+
+
+def text_style(text: Text, console: Console, base: Style) -> Style:
+    """The base style with the row's own over it, as the rows draw a row with no spans."""
+    own = text.style
+    return base + (console.get_style(own) if isinstance(own, str) else own) if own else base

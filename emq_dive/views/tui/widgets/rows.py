@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Self
 
 from rich.cells import cell_len
@@ -15,15 +16,40 @@ from textual.widget import Widget
 
 
 def text_strip(text: Text, width: int, base: Style, console: Console) -> Strip:
-    """One row of ``text`` as a Strip of ``width`` cells: its own style over the widget's ``base`` style, cut or
-    padded to fit (the padding in ``base``).
+    """One row of ``text`` as a Strip of ``width`` cells: its own style and its spans over the widget's ``base``
+    style, cut or padded to fit (the padding in ``base``).
 
-    Rich renders the row's spans straight to segments: a row the panes draw is plain styled text, so the
-    general path through Textual's Content (markup, links, alignment) would cost several times as much.
+    The row is plain styled text, so its segments are cut straight from its spans: Rich's general render (a style
+    stack per span edge) and Textual's Content (markup, links, alignment) would each cost several times as much.
     """
+    plain = text.plain
     own = text.style
-    style = base + (console.get_style(own) if isinstance(own, str) else own) if own else base
-    return Strip(list(Segment.apply_style(text.render(console, end=""), style))).crop_extend(0, width, base)
+    root = base + _style(own, console) if own else base
+    spans = text.spans
+    segments: list[Segment] = []
+    if not spans:
+        if plain:
+            segments.append(Segment(plain, root))
+    else:
+        end = len(plain)
+        styles = [(span.start, span.end, _style(span.style, console)) for span in spans]
+        cuts = sorted({0, end, *(min(s, end) for s, _, _ in styles), *(min(e, end) for _, e, _ in styles)})
+        for a, b in itertools.pairwise(cuts):
+            style = root
+            for start, stop, over in styles:  # in the order they were added: a later span is drawn over
+                if start <= a and b <= stop:
+                    style = style + over
+            segments.append(Segment(plain[a:b], style))
+    length = cell_len(plain)
+    if length < width:
+        segments.append(Segment(" " * (width - length), base))
+        return Strip(segments, width)
+    strip = Strip(segments, length)
+    return strip if length == width else strip.crop(0, width)
+
+
+def _style(style: str | Style, console: Console) -> Style:
+    return console.get_style(style, default=Style.null()) if isinstance(style, str) else style
 
 
 def changed_cells(a: Text, b: Text, width: int) -> tuple[int, int] | None:
