@@ -67,7 +67,7 @@ class Timeline:
 
     def members_at(self, step: int) -> MembersAt:
         """The members as they stood after ``step``."""
-        return self._handed.add(MembersAt(self._history, step))
+        return self._handed.add(MembersAt(self._history, step), step)
 
     def failed_at(self, step: int) -> Prefix[str]:
         """The failed ids as they stood after ``step``."""
@@ -152,7 +152,7 @@ class Timeline:
 
     def rewind(self, step: int) -> None:
         """Forget what the timeline recorded at ``step``, the last one it holds."""
-        self._handed.keep(lambda view: view.position >= step)  # a later step would show there what it records
+        self._handed.keep(step)  # a view of this step would show there what a later run records
         for index in reversed(self._touched.pop(step)):
             self._history[index].pop()
         self._undo.pop(step)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, Protocol, TypeVar, overload
 
 from .model import Member
@@ -36,11 +36,6 @@ class MembersAt(_View[Member]):
     def __init__(self, history: list[list[tuple[int, Member]]], position: int) -> None:
         self._history = history
         self._position = position
-
-    @property
-    def position(self) -> int:
-        """The step this view shows the members after."""
-        return self._position
 
     def keep(self) -> None:
         """Copy the members out of the shared history, before a rewind changes what it holds at this step."""
@@ -121,7 +116,7 @@ class Grown(Generic[T]):
         count = self._counts[step]
         last = self._last
         if last is None or len(last) != count:
-            last = self._last = self._handed.add(Prefix(self._items, count))
+            last = self._last = self._handed.add(Prefix(self._items, count), count)
         return last
 
     def grow(self, items: Iterable[T]) -> None:
@@ -133,7 +128,7 @@ class Grown(Generic[T]):
         """Forget ``step`` and everything after it."""
         del self._counts[step:]
         kept = self._counts[-1]
-        self._handed.keep(lambda view: len(view) > kept)  # what they show is about to be cut
+        self._handed.keep(kept + 1)  # the views showing more than is kept: what they show is about to be cut
         if self._last is not None and len(self._last) > kept:
             self._last = None
         del self._items[kept:]
@@ -147,33 +142,29 @@ V = TypeVar("V", bound=_Keeps)
 
 
 class Handed(Generic[V]):
-    """The views handed out that something still holds (a recorded frame, say), so a rewind can have the ones it
-    would change keep what they show: a view is copied only then, never on every step."""
+    """The views handed out, held weakly by the mark a rewind cuts at (the step a members view is of, the count a
+    prefix shows): a rewind has only the live ones it changes copy what they show, never all of them."""
 
-    __slots__ = ("_at", "_refs")
+    __slots__ = ("_marks",)
 
     def __init__(self) -> None:
-        self._refs: list[weakref.ref[V]] = []
-        self._at = 64
-        """The count at which the dead references are swept out."""
+        self._marks: list[list[weakref.ref[V]]] = []
 
-    def add(self, view: V) -> V:
-        """Track ``view``; return it."""
-        self._refs.append(weakref.ref(view))
-        if len(self._refs) >= self._at:
-            self._refs = [ref for ref in self._refs if ref() is not None]
-            self._at = 2 * len(self._refs) + 64
+    def add(self, view: V, mark: int) -> V:
+        """Track ``view``, which a rewind to ``mark`` or below would change; return it."""
+        marks = self._marks
+        if mark >= len(marks):
+            marks.extend([] for _ in range(mark + 1 - len(marks)))
+        refs = marks[mark]
+        if len(refs) >= 4 and not len(refs) & (len(refs) - 1):  # at 4, 8, 16, …: the dead ones swept out
+            refs[:] = [ref for ref in refs if ref() is not None]
+        refs.append(weakref.ref(view))
         return view
 
-    def keep(self, moved: Callable[[V], bool]) -> None:
-        """Have each held view that a rewind changes (``moved``) copy its items out, and stop tracking it."""
-        live = []
-        for ref in self._refs:
-            view = ref()
-            if view is None:
-                continue
-            if moved(view):
-                view.keep()
-            else:
-                live.append(ref)
-        self._refs = live
+    def keep(self, since: int) -> None:
+        """Have each live view marked ``since`` or later copy its items out, and stop tracking them."""
+        for refs in self._marks[since:]:
+            for ref in refs:
+                if (view := ref()) is not None:
+                    view.keep()
+        del self._marks[since:]

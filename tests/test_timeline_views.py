@@ -1,0 +1,57 @@
+"""A view of the run's shared timeline keeps what it showed when the run steps back, and only a live view that the
+rewind changes pays to copy it."""
+
+from __future__ import annotations
+
+import gc
+
+from emq_dive.engine.stepper.views import Grown, Handed, Prefix
+
+
+class Counted:
+    """A view that counts how often it was asked to keep what it shows."""
+
+    def __init__(self) -> None:
+        self.kept = 0
+
+    def keep(self) -> None:
+        self.kept += 1
+
+
+def test_a_rewind_has_only_the_live_views_at_or_past_its_mark_keep() -> None:
+    handed: Handed[Counted] = Handed()
+    views = [handed.add(Counted(), mark) for mark in (0, 1, 2, 2, 3)]
+    dropped = handed.add(Counted(), 3)
+    del dropped
+    gc.collect()
+    handed.keep(2)
+    assert [view.kept for view in views] == [0, 0, 1, 1, 1]
+    handed.keep(2)
+    assert [view.kept for view in views] == [0, 0, 1, 1, 1], "a kept view is no longer tracked"
+    handed.keep(0)
+    assert [view.kept for view in views] == [1, 1, 1, 1, 1]
+
+
+def test_the_dead_views_of_one_mark_are_swept_as_more_are_added() -> None:
+    handed: Handed[Counted] = Handed()
+    for _ in range(1000):
+        handed.add(Counted(), 5)  # each dies at once: no frame holds it
+    live = handed.add(Counted(), 5)
+    assert len(handed._marks[5]) < 20
+    handed.keep(5)
+    assert live.kept == 1
+
+
+def test_a_prefix_held_across_a_rewind_shows_what_it_showed_and_a_shorter_one_still_reads_through() -> None:
+    grown: Grown[str] = Grown()
+    grown.grow(["JOB02"])
+    grown.grow([])
+    grown.grow(["JOB04"])
+    early, late = grown.at(1), grown.at(3)
+    assert isinstance(late, Prefix)
+    grown.rewind(3)
+    grown.grow(["JOB03"])
+    assert list(late) == ["JOB02", "JOB04"], "the held prefix keeps the id the rewind cut"
+    assert list(early) == ["JOB02"]
+    assert list(grown.at(3)) == ["JOB02", "JOB03"]
+    assert early._items is grown._items, "a prefix the rewind did not cut still reads the shared list"
