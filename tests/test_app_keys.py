@@ -197,6 +197,7 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
     from contextlib import contextmanager
 
     from emq_dive.views.tui import app as app_module
+    from emq_dive.views.tui import heap
     from emq_dive.views.tui.heap import collector_paused
     from emq_dive.views.tui.screens import store_moves
 
@@ -219,12 +220,13 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
                 break
             await pilot.pause()
         assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[0] == heap.YOUNG, "the young passes wait for the paint"
         await press(app, pilot, "right")
         assert paused == [], "a single step leaves the collector alone"
         await press(app, pilot, "end")
         assert dive(app).session.stepper.finished
         assert paused == [False] and gc.isenabled(), "End ran with the collector paused, and turned it back on"
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] != heap.YOUNG, "the thresholds go back too"
 
 
 @asynctest

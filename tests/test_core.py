@@ -481,8 +481,42 @@ def test_start_up_holds_the_collector_until_it_settles_and_a_cli_error_gives_it_
         assert cli.main(["no-such-lesson"]) != 0
         assert gc.isenabled(), "a run that ends before the app starts gives the collector back"
     finally:
-        gc.unfreeze()
+        heap.hand_back()
         gc.enable()
+
+
+def test_settled_the_young_passes_wait_for_tidy_and_hand_back_puts_the_thresholds_back() -> None:
+    import gc
+    import weakref
+
+    from emq_dive.views.tui import heap
+
+    class Node:
+        me: object = None
+
+    before = gc.get_threshold()
+    heap.tidy()
+    assert gc.get_threshold() == before, "before start-up settles, tidy leaves the collector alone"
+    try:
+        heap.settle()
+        assert gc.get_threshold() == (heap.YOUNG, *before[1:]), "a step never waits on a young pass"
+        heap.settle()
+        heap.hand_back()
+        assert gc.get_threshold() == before, "a second settle keeps the thresholds it found first"
+        heap.settle()
+        cycle = Node()
+        cycle.me = cycle
+        gone = weakref.ref(cycle)
+        del cycle
+        heap.tidy()
+        assert gone() is None, "tidy ran a pass: the cycle is collected"
+        for _ in range(before[1] + 2):
+            heap.tidy()
+            assert gc.get_count()[1] <= before[1], "every tenth pass takes the middle generation too"
+    finally:
+        heap.hand_back()
+        gc.enable()
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
 def test_long_commands_and_replies_are_cut_and_counted_only_when_asked() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -114,8 +113,7 @@ class DiveApp(App[None]):
             signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
         self._given_back.clear()
         self.session.store.interrupt()  # a worker stuck on a stalled server would hold the exit up for good
-        # what start-up froze goes back to the collector, so an embedding process (a test run, say) can free it
-        gc.unfreeze()
+        heap.hand_back()  # what start-up froze, so an embedding process (a test run, say) can free it
         sys.setswitchinterval(self._switch_interval)
 
     def get_default_screen(self) -> Screen[Any]:

@@ -17,6 +17,7 @@ from ....engine.stepper import Step
 from ....present.keymap import PACE, Where
 from ....present.session import Frame, Played, Session
 from ...text.transcript import Recorder
+from .. import heap
 from ..widgets.code_pane import CodePane
 from ..widgets.key_bindings import bindings
 from ..widgets.lesson_caption import LessonCaption
@@ -80,9 +81,7 @@ class DiveScreen(Screen[None]):
     @property
     def deferred(self) -> bool:
         """True while a pane is still filling in what it leaves until after the first frame."""
-        if not self.is_mounted:
-            return False
-        return self.query_one(CodePane).deferred or self.query_one(LessonPane).deferred
+        return self.is_mounted and (self.query_one(CodePane).deferred or self.query_one(LessonPane).deferred)
 
     def on_mount(self) -> None:
         set_size_classes(self, *self.app.size)  # the layout for this size before the first paint
@@ -126,6 +125,7 @@ class DiveScreen(Screen[None]):
             self.busy = ""
         self.recorder.frame(frame)
         self.frame = frame
+        self.call_after_refresh(heap.tidy)  # the collector's pass after the paint, not inside the next step
         if frame.step.done or (self.playing and play_stops(self, frame)):
             self.playing = False
 
