@@ -55,9 +55,13 @@ def _style(style: str | Style, console: Console) -> Style:
 def changed_cells(a: Text, b: Text, width: int) -> tuple[int, int] | None:
     """The columns ``[x1, x2)`` of a row ``width`` cells wide where ``a`` and ``b`` draw differently, or None when
     they draw the same cells; a terminal is sent only those columns, not the row."""
+    if a is b:
+        return None
     if a.style != b.style:
         return (0, width)
     pa, pb = a.plain, b.plain
+    if pa == pb and a.spans == b.spans:  # the common case, a row a step left as it was: no sets built
+        return None
     only_a, only_b = set(a.spans) - set(b.spans), set(b.spans) - set(a.spans)
     if pa == pb and not only_a and not only_b:
         return None
@@ -154,7 +158,9 @@ class Rows(Widget):
         rows = self._rows
         if rows is None or self.text_selection is not None:
             return super().render_line(y)  # drawn from render(), which selection needs
-        width = self.content_size.width
+        # the content's width from the widget's own size: ``content_size`` asks the screen for the region, which
+        # a pane of a dozen rows would pay for on every row it draws
+        width = self.outer_size.width - self.styles.gutter.width
         if y >= len(rows):
             return Strip.blank(width, self.visual_style.rich_style)
         return text_strip(rows[y], width, self.visual_style.rich_style, self.app.console)

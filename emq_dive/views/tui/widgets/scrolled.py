@@ -65,6 +65,9 @@ class ScrolledLines(Rows, can_focus=True):
         self.top = 0
         self._hint = ""
         self._laid_at: Size | None = None
+        self._made: dict[tuple[object, ...], tuple[Text | None, Text]] = {}
+        """The rows ``window_rows`` made last, by their line, width and thumb cell: a step that keeps a line keeps
+        its row (the same object, which ``paint_rows`` passes over at once)."""
 
     @property
     def text_width(self) -> int:
@@ -174,13 +177,22 @@ class ScrolledLines(Rows, can_focus=True):
         thumb = self.role_style("scrolled-lines--thumb")
         track = self.role_style("scrolled-lines--track")
         rows = []
+        made, self._made = self._made, {}
         for y in range(height):
             index = self.top + y
-            line = self.lines[index].copy() if index < len(self.lines) else Text()
-            line.no_wrap, line.overflow, line.end = True, "crop", ""
-            line.truncate(width + self.GAP, pad=True)
-            if last:
-                line.append(" ", style=thumb if first <= y < last else track)
+            source = self.lines[index] if index < len(self.lines) else None
+            bar = (thumb if first <= y < last else track) if last else None
+            key = (id(source), width, bar)
+            kept = made.get(key)
+            if kept is not None and kept[0] is source:  # the same line in the same cells: the row drawn before
+                line = kept[1]
+            else:
+                line = source.copy() if source is not None else Text()
+                line.no_wrap, line.overflow, line.end = True, "crop", ""
+                line.truncate(width + self.GAP, pad=True)
+                if bar is not None:
+                    line.append(" ", style=bar)
+            self._made[key] = (source, line)
             rows.append(line)
         return rows
 

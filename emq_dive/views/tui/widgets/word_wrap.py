@@ -35,7 +35,7 @@ def _wrap(text: Text, width: int) -> list[Text]:
         plain = line.plain
         cuts: list[int] = []
         start = 0
-        for word in WORD.finditer(plain):
+        for word in () if cell_len(plain) <= width else WORD.finditer(plain):  # a row that fits is not cut
             if cell_len(plain[start:word.end()]) <= width:
                 continue
             if word.start() > start:
