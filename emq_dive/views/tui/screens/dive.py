@@ -17,13 +17,13 @@ from ....engine.stepper import Step
 from ....present.keymap import PACE, Where
 from ....present.session import Frame, Played, Session
 from ...text.transcript import Recorder
-from .. import heap
 from ..widgets.code_pane import CodePane
 from ..widgets.key_bindings import bindings
 from ..widgets.lesson_caption import LessonCaption
 from ..widgets.lesson_follow import SectionShown
 from ..widgets.lesson_pane import LessonPane
 from . import dive_tools as tools
+from .after_paint import AfterPaint
 from .dive_layout import HEIGHTS, WIDTHS, panes, play_stops, set_size_classes
 from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
 from .guard_offer import offer_wire, what_if_elsewhere
@@ -62,6 +62,7 @@ class DiveScreen(Screen[None]):
         self.start_step = start_step
         self.target = start_step
         self._timer: Timer | None = None
+        self.after_paint = AfterPaint(self)
         self.recorder = Recorder(session.lesson.heading, lambda: session.store.description)
         """What the screen showed, in order, for the transcript ``x`` writes."""
 
@@ -125,7 +126,7 @@ class DiveScreen(Screen[None]):
             self.busy = ""
         self.recorder.frame(frame)
         self.frame = frame
-        self.call_after_refresh(heap.tidy)  # the collector's pass after the paint, not inside the next step
+        self.after_paint.frame_shown()  # the collector's pass after the paint, not inside the next step
         if frame.step.done or (self.playing and play_stops(self, frame)):
             self.playing = False
 
@@ -164,8 +165,7 @@ class DiveScreen(Screen[None]):
             show_error(self.app, event.worker.error, self.session.store, lambda: self.open_batch(self.target))
 
     def _idle(self, settled: bool = True) -> Played | None:
-        """The learner's moves on screen when no batch-wide store move (nor, when ``settled``, a step) is in flight;
-        else None and a word to the learner."""
+        """The run on screen if the store is free (and, if ``settled``, no step is in flight); else None, said."""
         frame = self.frame
         if self.busy or frame is None or frame.played is None or (settled and frame.step.index != self.target):
             self.notify("the store is busy; one moment", severity="warning", timeout=2)
