@@ -201,7 +201,7 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
     from emq_dive.views.tui import app as app_module
     from emq_dive.views.tui import heap
     from emq_dive.views.tui.heap import collector_paused
-    from emq_dive.views.tui.screens import store_moves
+    from emq_dive.views.tui.screens import after_paint, store_moves
 
     paused = []
 
@@ -214,6 +214,7 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
     seen: list[object] = []  # the screen's paints and the collector's tidy passes, in the order they ran
     tidy, paint = heap.tidy, Screen._compositor_refresh
     monkeypatch.setattr(app_module, "SETTLE_HEAP_AFTER", 0.001)
+    monkeypatch.setattr(after_paint, "WRITTEN_AFTER", 0.001)
     monkeypatch.setattr(store_moves, "collector_paused", counted)
     monkeypatch.setattr(heap, "tidy", lambda: seen.append(gc.get_threshold()[0]) or tidy())
     monkeypatch.setattr(Screen, "_compositor_refresh", lambda screen: seen.append("paint") or paint(screen))
@@ -229,6 +230,10 @@ async def test_the_heap_is_frozen_after_start_up_big_moves_pause_the_collector_a
         assert gc.get_threshold()[0] == heap.YOUNG, "the young passes wait for the paint"
         seen.clear()
         await press(app, pilot, "right")
+        for _ in range(100):  # the pass's timer fires on one of the next turns of the loop
+            if heap.YOUNG in seen:
+                break
+            await pilot.pause()
         assert seen.count(heap.YOUNG) == 1 and seen[-1] == heap.YOUNG, "the step ran the collector's pass once, last"
         assert "paint" in seen, "the pass waited for the step's paint (booked as the frame landed, it ran before it)"
         assert paused == [], "a single step does not pause the collector"
