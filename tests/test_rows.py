@@ -119,6 +119,33 @@ async def test_a_left_title_repaints_its_border_up_to_the_longer_title_s_end(mon
         assert top.startswith("╭─ locals · line 8 ─") and top.rstrip().endswith("╮")
 
 
+@asynctest
+async def test_a_border_set_as_it_is_repaints_nothing_and_a_new_subtitle_only_its_row(monkeypatch: Any) -> None:
+    app = OnePane()
+    async with app.run_test(size=(40, 10)) as pilot:
+        pane = app.query_one(Spy)
+        pane.set_border(title="locals · line 25", subtitle="{q} is {dive-1}")
+        await pilot.pause()
+        asked: list[Region] = []
+        refresh = Widget.refresh
+
+        def spied(self: Widget, *regions: Region, **kwargs: Any) -> Any:
+            if self is pane:
+                asked.append(regions[0] if regions else Region(0, 0, 0, 0))
+            return refresh(self, *regions, **kwargs)
+        monkeypatch.setattr(Widget, "refresh", spied)
+        pane.set_border(title="locals · line 25", subtitle="{q} is {dive-1}")
+        assert asked == [], "the same title and subtitle: no row repainted"
+        pane.set_border(subtitle="{q} is {dive-2}")
+        monkeypatch.undo()
+        offset = pane.content_offset
+        assert asked == [Region(-offset.x, pane.outer_size.height - 1 - offset.y, pane.outer_size.width, 1)]
+        assert (pane.border_title, pane.border_subtitle) == ("locals · line 25", "{q} is {dive-2}")
+        await pilot.pause()
+        bottom = app.screen._compositor.render_strips()[pane.outer_size.height - 1].text
+        assert "{q} is {dive-2}" in bottom
+
+
 def _cells(strip: Strip) -> list[tuple[str, Style | None]]:
     return [(char, segment.style) for segment in strip for char in segment.text]
 

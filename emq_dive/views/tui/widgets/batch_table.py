@@ -95,6 +95,8 @@ class BatchTable(Widget, can_focus=False):
         self._tiers: tuple[tuple[Step, int, int], dict[Verdict, int]] | None = None
         self._styles: dict[tuple[str, bool], Style] = {}
         self._widths: tuple[int, int] = (-1, 5)
+        self._laid: tuple[tuple[tuple[int, int], Size], list[tuple[str, int]]] | None = None
+        """The columns, with the member count, id width and content size they were worked out for."""
         self.top = 0
         """The index of the first member on show."""
         self.border_title = TITLES["batch"]
@@ -199,12 +201,15 @@ class BatchTable(Widget, can_focus=False):
         members = self.step.members if self.step else ()
         if self._widths[0] != len(members):
             self._widths = (len(members), max((len(m.id) for m in members), default=5))
-        widths = [len(str(len(members))), self._widths[1]]
-        columns = [(name, max(width, widths[i])) if i < 2 else (name, width)
-                   for i, (name, width) in enumerate(COLUMNS[:-1])]
-        fixed = sum(width + 1 for _, width in columns)
-        last = max(COLUMNS[-1][1], self._cells_width() - fixed - 1)
-        return [*columns, (COLUMNS[-1][0], last)]
+        key = (self._widths, self.content_size)  # a step asks for them once per row it repaints: worked out once
+        if self._laid is None or self._laid[0] != key:
+            widths = [len(str(len(members))), self._widths[1]]
+            columns = [(name, max(width, widths[i])) if i < 2 else (name, width)
+                       for i, (name, width) in enumerate(COLUMNS[:-1])]
+            fixed = sum(width + 1 for _, width in columns)
+            last = max(COLUMNS[-1][1], self._cells_width() - fixed - 1)
+            self._laid = key, [*columns, (COLUMNS[-1][0], last)]
+        return self._laid[1]
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -97,6 +97,8 @@ class Rows(Widget):
         self._rows_at = Size(0, 0)
         self._role_styles: dict[str, Style] = {}
         self._border_only = False
+        self._border_set: tuple[str | None, str | None] | None = None
+        """The border's title and subtitle as ``set_border`` last set them (None until its first call)."""
 
     def role_style(self, name: str) -> Style:
         """A component class's Rich style, looked up once until the widget's styles change (a theme, focus)."""
@@ -108,7 +110,8 @@ class Rows(Widget):
     def paint_rows(self, rows: list[Text]) -> None:
         """Show ``rows``, repainting the columns of each that differ from the row on show."""
         old, self._rows = self._rows, rows
-        size, old_size, self._rows_at = self.content_size, self._rows_at, self.content_size
+        size, old_size = self.content_size, self._rows_at
+        self._rows_at = size
         if old is None or len(old) != len(rows) or size != old_size or not size:
             self.refresh()
             return
@@ -124,18 +127,24 @@ class Rows(Widget):
         setter repaints the whole pane, which on a step would send every row of it to the terminal again)."""
         rows: list[tuple[int, int]] = []  # each border row to repaint, with the cells from its left that change
         width = self.outer_size.width
+        if self._border_set is None:  # Textual's getters rebuild the markup on every read: read once, kept after
+            self._border_set = (self.border_title, self.border_subtitle)
+        old, old_subtitle = self._border_set
+        if (title is None or title == old) and (subtitle is None or subtitle == old_subtitle):
+            return
         self._border_only = True
         try:
-            if title is not None and title != (old := self.border_title):
+            if title is not None and title != old:
                 self.border_title = title
                 # a title on the left changes only the cells up to its end ("╭─ title ─"), the old one's or its own
                 left = self.styles.border_title_align == "left" and old is not None
                 rows.append((0, min(width, cell_len(max(old or "", title, key=cell_len)) + 5) if left else width))
-            if subtitle is not None and subtitle != self.border_subtitle:
+            if subtitle is not None and subtitle != old_subtitle:
                 self.border_subtitle = subtitle
                 rows.append((self.outer_size.height - 1, width))
         finally:
             self._border_only = False
+            self._border_set = (old if title is None else title, old_subtitle if subtitle is None else subtitle)
         offset = self.content_offset
         for y, cells in rows:
             super().refresh(Region(-offset.x, y - offset.y, cells, 1))
