@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 
 from textual import events
 
@@ -189,6 +190,7 @@ def test_save_screenshot_writes_the_requested_step_and_wire(tmp_path):
     path = asyncio.run(save_screenshot(app, tmp_path / "dive.svg"))
     svg = path.read_text()
     assert "EMQ.EXTENDS" in svg and "step&#160;3&#160;of&#160;5" in svg
+    assert not re.search(r'textLength="[\d.]+"[^>]*>(&#160;)+(?!&#160;)[^<]', svg), "a run starts at its text"
 
 
 @asynctest

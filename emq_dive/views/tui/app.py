@@ -32,6 +32,7 @@ from .screens.dive_messages import Compared, FateRan
 from .screens.mission_moves import MissionMoves
 from .screens.palette import DiveCommands
 from .screens.shot_size import SCREENSHOT_SIZE
+from .svg_runs import runs_start_with_text
 from .widgets.key_bindings import bindings
 from .widgets.style import faint_css
 
@@ -115,6 +116,10 @@ class DiveApp(App[None]):
         self.session.store.interrupt()  # a worker stuck on a stalled server would hold the exit up for good
         heap.hand_back()  # what start-up froze, so an embedding process (a test run, say) can free it
         sys.setswitchinterval(self._switch_interval)
+
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG of the screen, with no text run starting on spaces (some viewers would drop them)."""
+        return runs_start_with_text(super().export_screenshot(title=title, simplify=simplify))
 
     def get_default_screen(self) -> Screen[Any]:
         """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""
