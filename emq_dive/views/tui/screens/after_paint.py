@@ -33,9 +33,7 @@ class AfterPaint:
         if not self.listening:  # the screen is running by its first frame, as a subscription needs
             self.listening = True
             self.screen.message_signal.subscribe(self.screen, self._seen, immediate=True)
-        if self.timer is not None:  # the step before's pass waits for this frame's paint too
-            self.timer.stop()
-            self.timer = None
+        self._cancel()  # the step before's pass waits for this frame's paint too
         self.due = True
 
     def _seen(self, message: Message) -> None:
@@ -44,7 +42,13 @@ class AfterPaint:
             self.screen.call_after_refresh(self._painted)
 
     def _painted(self) -> None:
+        self._cancel()  # one pass, after the latest paint
         self.timer = self.screen.set_timer(WRITTEN_AFTER, self._tidy, name="collector pass")
+
+    def _cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
 
     def _tidy(self) -> None:
         self.timer = None
