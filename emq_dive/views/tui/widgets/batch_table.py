@@ -11,11 +11,11 @@ from textual import events
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ....engine.stepper import Member, Step, Verdict
 from ....present.session import Frame
 from ....present.step_words import WAITING, check_text, verdict_text, verdict_tier
+from .framed import Framed
 from .scrolled import thumb
 from .style import foreground
 from .wire_lines import lapsed
@@ -59,7 +59,7 @@ def tiers(members: list[Member], now: int | None, width: int) -> dict[Verdict, i
     return out
 
 
-class BatchTable(Widget, can_focus=False):
+class BatchTable(Framed, can_focus=False):
     """Draws one line per member with the Line API, so a step redraws only what is on screen.
 
     A batch taller than the table scrolls itself (a thumb in its last column, the mouse wheel), keeping the
@@ -90,7 +90,7 @@ class BatchTable(Widget, can_focus=False):
     """The frame whose step's members are drawn (the watcher repaints only the rows that changed)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._cache: dict[tuple[int, Member, bool, int | None, int, int], Strip] = {}
         self._tiers: tuple[tuple[Step, int, int], dict[Verdict, int]] | None = None
         self._styles: dict[tuple[str, bool], Style] = {}

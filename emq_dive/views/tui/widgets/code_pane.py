@@ -11,7 +11,6 @@ from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.visual import Visual
-from textual.widget import Widget
 
 from ....engine.echo_mq.scripts import yours_by_file
 from ....engine.stepper import REMOVED_TEXT, WHAT_IF_MARKS, Step
@@ -31,6 +30,7 @@ from .code_source import (
     window_top,
 )
 from .fitted_title import fitted_title
+from .framed import Framed
 from .style import background
 
 __all__ = ["SOURCES", "TITLES", "CodePane", "module_line", "plain_source", "source"]
@@ -56,7 +56,7 @@ def yours_title(key: str) -> str:
     return f"your script · {key} · * marks the lines you changed (E edits it, ctrl+d there shows the diff)"
 
 
-class CodePane(Widget):
+class CodePane(Framed):
     """Shows the source that ran the current step, a window kept around the highlighted line.
 
     A line too long for the pane wraps onto indented rows with no number, so the line a step ran is whole on
@@ -92,7 +92,7 @@ class CodePane(Widget):
     """The lines marked with ``b``, each as (file, line): the gutter shows a ``●`` beside each one on show."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._strips: dict[tuple[str, bool, int, int, str, bool, int], Strip] = {}
         self._coloured: set[str] = set()
         self._highlighting = False

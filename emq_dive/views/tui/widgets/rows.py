@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Self
 
 from rich.cells import cell_len
@@ -12,7 +13,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widget import Widget
+
+from .framed import Framed
 
 
 def text_strip(text: Text, width: int, base: Style, console: Console) -> Strip:
@@ -83,7 +85,7 @@ def changed_cells(a: Text, b: Text, width: int) -> tuple[int, int] | None:
     return (x1, x2) if x1 < x2 else None
 
 
-class Rows(Widget):
+class Rows(Framed):
     """A widget whose content is ``rows``, one Text per row; ``paint_rows`` repaints only the rows that changed.
 
     Each row is drawn on its own (the Line API), so a step that changes two rows of a pane costs two rows'
@@ -92,7 +94,7 @@ class Rows(Widget):
     """
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._rows: list[Text] | None = None
         self._rows_at = Size(0, 0)
         self._role_styles: dict[str, Style] = {}
@@ -163,13 +165,19 @@ class Rows(Widget):
         """Drop the rows on show (a new size or theme), so the next ``paint_rows`` repaints everything."""
         self._rows = None
 
-    def render_line(self, y: int) -> Strip:
+    def framed_line(self) -> Callable[[int], Strip] | None:
         rows = self._rows
         if rows is None or self.text_selection is not None:
-            return super().render_line(y)  # drawn from render(), which selection needs
-        # the content's width from the widget's own size: ``content_size`` asks the screen for the region, which
-        # a pane of a dozen rows would pay for on every row it draws
+            return None  # drawn from render(), which selection needs
+        # the content's width from the widget's own size: ``content_size`` asks the screen for the region
         width = self.outer_size.width - self.styles.gutter.width
-        if y >= len(rows):
-            return Strip.blank(width, self.visual_style.rich_style)
-        return text_strip(rows[y], width, self.visual_style.rich_style, self.app.console)
+        base, console = self.visual_style.rich_style, self.app.console
+
+        def line(y: int) -> Strip:
+            return text_strip(rows[y], width, base, console) if y < len(rows) else Strip.blank(width, base)
+
+        return line
+
+    def render_line(self, y: int) -> Strip:
+        line = self.framed_line()
+        return super().render_line(y) if line is None else line(y)
