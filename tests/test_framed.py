@@ -158,7 +158,7 @@ class ShortPanes(App[None]):
 
 
 @asynctest
-async def test_a_row_narrower_than_the_content_is_fitted_by_textual() -> None:
+async def test_a_row_narrower_than_the_content_is_padded_as_textual_pads_it() -> None:
     app = ShortPanes()
     async with app.run_test(size=(70, 10)) as pilot:
         short, twin = app.query_one(Short), app.query_one(ShortTwin)
@@ -166,3 +166,4 @@ async def test_a_row_narrower_than_the_content_is_fitted_by_textual() -> None:
         twin.paint_rows([Text("abc"), Text("")])
         await pilot.pause()
         assert cells(short) == cells(twin)
+        assert short.drawn == 6  # each row drawn once, none handed back to Textual

@@ -8,10 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Self
 
+from rich.style import Style as RichStyle
 from textual.color import Color
 from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 
@@ -26,6 +28,8 @@ class Sides:
     left: Strip
     """The cells left of a content row (border and padding), filtered as Textual filters the row."""
     right: Strip
+    inner: RichStyle
+    """The content's background, which a row narrower than the content is padded with."""
     filters: tuple[LineFilter, ...]
     background: Color
 
@@ -67,12 +71,14 @@ class FramedLines:
         self.lines.clear()
 
     def render_lines(self, crop: Region, content: Callable[[int], Strip]) -> list[Strip]:
-        """The lines of ``crop``; ``content(y)`` draws content row ``y`` exactly as wide as the content."""
+        """The lines of ``crop``; ``content(y)`` draws content row ``y`` (one narrower than the content is padded
+        as Textual pads it)."""
         sides = self._sides()
         if sides is None:
             return self.textual(crop)
         width, height = sides.size
         first, last = sides.top, height - sides.bottom
+        inner = width - sides.left.cell_length - sides.right.cell_length
         lines = self.lines
         strips: list[Strip] = []
         y, end = crop.y, crop.bottom
@@ -80,12 +86,11 @@ class FramedLines:
             strip = lines.get(y)
             if strip is None and first <= y < last:
                 strip = content(y - first)
+                if strip.cell_length != inner:  # fitted as Textual fits it, in the content's background
+                    strip = strip.adjust_cell_length(inner, sides.inner)
                 for line_filter in sides.filters:
                     strip = strip.apply_filter(line_filter, sides.background)
-                if strip.cell_length == width - sides.left.cell_length - sides.right.cell_length:
-                    strip = lines[y] = Strip.join((sides.left, strip, sides.right))
-                else:  # not as wide as the content: Textual fits it
-                    strip = lines[y] = self.textual(Region(0, y, width, 1))[0]
+                strip = lines[y] = Strip.join((sides.left, strip, sides.right))
             if strip is None:  # border or padding rows: Textual draws the run of them not kept
                 stop = y + 1
                 while stop < end and not first <= stop < last and stop not in lines:
@@ -114,9 +119,11 @@ class FramedLines:
         if not size or gutter.top + gutter.bottom >= size.height or not plain_frame(widget):
             return None
         row = self.textual(Region(0, gutter.top, size.width, 1))[0]
+        base, background = widget.background_colors
         self.sides = Sides(size, gutter.top, gutter.bottom, row.crop(0, gutter.left),
-                           row.crop(size.width - gutter.right, size.width), tuple(widget.get_line_filters()),
-                           widget.background_colors[1])
+                           row.crop(size.width - gutter.right, size.width),
+                           Style(background=base + background).rich_style, tuple(widget.get_line_filters()),
+                           background)
         return self.sides
 
 

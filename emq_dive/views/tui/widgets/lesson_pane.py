@@ -17,12 +17,12 @@ from textual import events, work
 from textual.binding import BindingType
 from textual.reactive import reactive, var
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from ....course.lessons import Lesson
 from ....present.session import Frame
 from .fitted_title import fitted_title
+from .framed import Framed
 from .lesson_follow import SectionShown, brought
 from .scrolled import SCROLL_KEYS, thumb
 
@@ -84,7 +84,7 @@ def render_markdown(body: str, width: int, theme: Theme) -> list[list[Segment]]:
     return console.render_lines(document, console.options.update_width(width), pad=False)
 
 
-class LessonPane(Widget, can_focus=True):
+class LessonPane(Framed, can_focus=True):
     """Shows the lesson section named by ``section``, scrolled by the wheel, a click on its bar, or the keys.
 
     Each section is laid out once per width and kept as lines, and the pane scrolls itself (a thumb in its
