@@ -90,6 +90,20 @@ def test_the_handle_step_sends_nothing(any_store, wire):
     assert HANDLE["failed"] not in step.lines, "the handle's answer comes only after the reply"
 
 
+@pytest.mark.parametrize("mode", ["batch", "singles"])
+def test_a_new_run_traces_the_batch_handle_once(fake_store, monkeypatch, mode):
+    """The first step's lines come from the capture the run already made: a second traced capture cost about a
+    second at 100,000 members."""
+    from emq_dive.engine.stepper import handle
+    batch, captures, capture = build(fake_store), [], handle.capture
+    monkeypatch.setattr(handle, "capture", lambda *args: captures.append(args) or capture(*args))
+    step = Stepper(fake_store, batch.held, LEASE, 4, mode).current
+    assert len(captures) == 1
+    source = inspect.getsource(jobs).splitlines()
+    sends = {n for n, text in enumerate(source, 1) if "conn.eval(scripts.extend_lock()," in text}
+    assert (HANDLE["send"] in step.lines) if mode == "batch" else (sends & set(step.lines))
+
+
 def _commandstats(store: Any) -> dict[str, int]:
     """Calls per lease-relevant command on a real server (fakeredis keeps no command stats)."""
     if store.kind != "server":

@@ -118,9 +118,9 @@ class BatchHandle:
     title = "the handle: gate, flatten, argv, keys, send"
 
     @staticmethod
-    def opening(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
-        """The handle lines the first step shows."""
-        return capture(wire, queue, held, lease_ms).lines
+    def opening(sent: Sent, wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
+        """The handle lines the first step shows: those ``sent`` (the batch's capture) ran."""
+        return sent.lines
 
     @staticmethod
     def answer(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int,
@@ -135,10 +135,11 @@ class SinglesHandle:
     title = "the single verb's handle, once per member: gate, argv, keys, send"
 
     @staticmethod
-    def opening(wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
-        """The lines of the first member's call through the handle (each call runs the same lines)."""
+    def opening(sent: Sent, wire: int, queue: str, held: Sequence[tuple[str, int]], lease_ms: int) -> tuple[int, ...]:
+        """The lines of the first member's call through the handle (each call runs the same lines); with no member,
+        those ``sent`` (the batch's capture) ran."""
         if not held:
-            return capture(wire, queue, held, lease_ms).lines
+            return sent.lines
         job_id, token = held[0]
         return capture_single(wire, queue, job_id, token, lease_ms, traced=True).lines
 

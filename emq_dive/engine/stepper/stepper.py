@@ -54,7 +54,7 @@ class Stepper:
         screened, never sent whole."""
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
-        opening = self.driver.handle.opening(wire, self.queue, self.held, lease_ms)
+        opening = self.driver.handle.opening(sent, wire, self.queue, self.held, lease_ms)
         self.steps: list[Step] = [Step(
             index=0, count=self.driver.count, wire=wire, title=self.driver.handle.title, source="handle",
             code="jobs.py", lines=opening, focus=focus(opening, handle.MARKED), calls=(),
