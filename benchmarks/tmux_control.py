@@ -139,7 +139,8 @@ class Tmux:
     def start(self, argv: str, env: dict[str, str]) -> float:
         """Run the shell command ``argv`` (``exec``'d) in the pane, replacing what ran there; the moment it was sent."""
         exports = " ".join(f"{k}={v}" for k, v in env.items())
-        quoted = ("exec env " + exports + " " + argv).replace("'", "'\\''")
+        # each app starts from cached bytecode, as an installed package does, whatever the caller's shell says
+        quoted = ("exec env -u PYTHONDONTWRITEBYTECODE " + exports + " " + argv).replace("'", "'\\''")
         self._out.clear()
         self._raw.clear()
         t0 = time.perf_counter()
