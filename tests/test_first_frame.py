@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from emq_dive.views.tui.screens.dive import DiveScreen
 from emq_dive.views.tui.widgets.code_pane import CodePane
 from tests.tui_support import SIZE, asynctest, frozen_app, settle
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def left_text(screen: DiveScreen) -> list[str]:
@@ -35,3 +42,41 @@ async def test_the_first_paint_with_the_batch_is_the_settled_text_of_the_steppin
                 assert not code.deferred  # the code's colours are in: only they may come after the first paint
                 assert first == [left_text(app.dive)], (size, wire)
             monkeypatch.undo()
+
+
+LATER = ("emq_dive.present.console", "emq_dive.engine.echo_mq.console", "emq_dive.present.console_seen",
+         "emq_dive.present.missions", "emq_dive.present.mission_check", "emq_dive.views.tui.widgets.mission_bar",
+         "emq_dive.engine.fates.answers", "emq_dive.engine.fates.runs", "emq_dive.engine.fates.wire_compare",
+         "emq_dive.engine.stores.cluster", "emq_dive.views.tui.screens.palette", "emq_dive.views.text.transcript")
+"""Modules of moves the learner has not made yet (the console, a mission, a fate, a wire switch, the palette, a
+transcript): none is needed to open the dive and step its batch, so none may hold up the first frame."""
+
+
+def test_opening_the_dive_and_stepping_its_batch_loads_nothing_the_learner_has_not_asked_for() -> None:
+    code = ("import asyncio, json, sys\n"
+            "from emq_dive.course.lessons import load\n"
+            "from emq_dive.engine.stores import open_store\n"
+            "from emq_dive.views.tui.app import make_app, wait_ready\n"
+            "async def main():\n"
+            "    store = open_store('fakeredis')\n"
+            "    try:\n"
+            "        app = make_app(load('batches-03'), store)\n"
+            "        async with app.run_test(size=(120, 40)) as pilot:\n"
+            "            await wait_ready(app, pilot)\n"
+            "            first = sorted(sys.modules)\n"
+            "            while not app.dive.frame.step.done:\n"
+            "                await pilot.press('right')\n"
+            "                await wait_ready(app, pilot)\n"
+            "            print(json.dumps({'first': first, 'stepped': sorted(sys.modules),\n"
+            "                              'step': app.dive.frame.step.index}))\n"
+            "    finally:\n"
+            "        store.close()\n"
+            "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["step"] == 4  # the handle, then the lesson's four members: the whole batch ran
+    assert "emq_dive.engine.fates.setups" in seen["first"]  # the set-up did run: the check below is not vacuous
+    for when in ("first", "stepped"):
+        assert [name for name in LATER if name in seen[when]] == [], when

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..course.lessons import Lesson
 from ..engine.stepper.modes import RUN_MODES
-from .console import Console
 from .session import Frame, Session
+
+if TYPE_CHECKING:
+    from .console import Console
 
 
 @dataclass(frozen=True)

@@ -5,17 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..course import sandbox
 from ..course.lessons import Lesson, LessonMember
-from ..engine import fates
 from ..engine.echo_mq import scripts
 from ..engine.echo_mq.render import answer_text
+from ..engine.fate_table import fate
+from ..engine.fates.setups import build_batch
 from ..engine.stepper import MODES, Agreement, Check, Event, Judged, ModeRefused, Predictions, Step, Stepper, choices
 from ..engine.stepper.modes import choose
 from ..engine.stores.protocol import StoreLike
 from . import store_view
 from .play_to import Breakpoints
+
+if TYPE_CHECKING:  # the verbs' and the comparison's modules load on the first fate or wire switch
+    from ..engine.fates import FateRun, WireCompare
 
 
 @dataclass(frozen=True)
@@ -134,7 +139,7 @@ class Session:
             members = tuple(sandbox.SandboxMember(m.id, fate, m.token)
                             for m, fate in zip(lesson.members, self.fates, strict=True))
             return sandbox.setup(self.store, sandbox.SandboxBatch(members, lesson.lease_ms), lesson.claim_lease_ms)
-        return fates.build_batch(self.store, self.fates, lesson.lease_ms, lesson.claim_lease_ms).held
+        return build_batch(self.store, self.fates, lesson.lease_ms, lesson.claim_lease_ms).held
 
     def restart(self, batch: sandbox.SandboxBatch) -> Frame:
         """Run the edited ``batch`` (its ids, fates, tokens and lease) on the live store from step 0."""
@@ -187,27 +192,31 @@ class Session:
                                   agreement=self._agreement if done else None, answer=self._answer if done else "",
                                   run=self._runs if done else 0))
 
-    def switch(self, wire: int) -> tuple[fates.WireCompare, Frame]:
+    def switch(self, wire: int) -> tuple[WireCompare, Frame]:
         """Compare both wires from the batch's start, then re-run the batch on ``wire`` to the same step."""
         stepper = self.stepper
         assert stepper is not None
         position = stepper.position
         stepper.home()
-        compared = fates.compare(self.store, self.held, self.lesson.lease_ms)
+        from ..engine.fates.wire_compare import compare
+
+        compared = compare(self.store, self.held, self.lesson.lease_ms)
         if wire == 6 and not self.store.native:
             return compared, self.goto(position)
         self._new_stepper(wire)
         return compared, self.goto(position)
 
-    def run_fate(self, key: str) -> tuple[fates.FateRun, Frame]:
+    def run_fate(self, key: str) -> tuple[FateRun, Frame]:
         """Run the four verbs on one fate, then set the lesson batch up again and step it back to where it was."""
         position = self.stepper.position if self.stepper else 0
-        ran = fates.run_fate(self.store, key, self.lesson.lease_ms, self.lesson.claim_lease_ms)
+        from ..engine.fates.runs import run_fate
+
+        ran = run_fate(self.store, key, self.lesson.lease_ms, self.lesson.claim_lease_ms)
         return ran, self.open(position)
 
     def apply(self, index: int, key: str) -> Frame:
         """Give member ``index`` the fate ``key`` and re-run the batch from the handle."""
-        fates.fate(key)
+        fate(key)  # KeyError for a fate there is not
         changed = list(self.fates)
         changed[index] = key
         self.fates = tuple(changed)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ...engine.echo_mq.render import deadline, reply_text, wire_text
 from ...engine.fates import FateRun, WireCompare, what_differs
-from ...present.console import Outcome, Replied
+from ...present.console import Replied
 from ...present.console_block import Executed
 from ...present.session import Frame, Session
 from . import words
+from .recorder import Recorder, run_of
+
+__all__ = ["Entry", "Recorder", "Said", "default_name", "markdown", "record_run", "write"]
 
 Said = Replied | Executed
 """A console line (or block) the store answered."""
@@ -20,58 +23,6 @@ Entry = Frame | WireCompare | FateRun | Said
 """One thing the learner saw: a step's frame, a wire comparison, a fate's four verbs, or a console line's reply."""
 
 WIRE_NAMES = {4: "wire 4 (EVALSHA the script)", 6: "wire 6 (the native EMQ.EXTENDS)"}
-
-
-def _run_of(frame: Frame) -> tuple[object, ...]:
-    return (frame.wire, frame.fates, frame.held, frame.step.command)
-
-
-class Recorder:
-    """Collects what the screen shows, in order, so ``x`` can write the run so far; reads no store."""
-
-    def __init__(self, title: str, backend: str | Callable[[], str]) -> None:
-        self.title = title
-        self._backend = backend
-        self._entries: list[Entry] = []
-
-    @property
-    def backend(self) -> str:
-        """The store's description as it reads now (a store starting behind the app names its server once up)."""
-        return self._backend if isinstance(self._backend, str) else self._backend()
-
-    @property
-    def entries(self) -> tuple[Entry, ...]:
-        """Everything recorded so far, oldest first."""
-        return tuple(self._entries)
-
-    def frame(self, frame: Frame) -> None:
-        """Record a frame the screen shows; the same step shown twice in a row is kept once."""
-        last = next((e for e in reversed(self._entries) if not isinstance(e, (Replied, Executed))), None)
-        if isinstance(last, Frame) and _run_of(last) == _run_of(frame) and last.step.index == frame.step.index \
-                and last.step.calls == frame.step.calls and (last.agreement is None) == (frame.agreement is None):
-            return
-        self._entries.append(frame)  # its members and failed are views; a rewind has them copy what they show
-
-    def compared(self, compared: WireCompare) -> None:
-        """Record a wire switch's comparison of both twins."""
-        self._entries.append(compared)
-
-    def fate_ran(self, run: FateRun) -> None:
-        """Record a fate's four verbs."""
-        self._entries.append(run)
-
-    def console(self, outcome: Outcome) -> None:
-        """Record a console line the store answered (a refusal or a queued line sent nothing, so is not kept)."""
-        if isinstance(outcome, (Replied, Executed)):
-            self._entries.append(outcome)
-
-    def markdown(self) -> str:
-        """The run so far as Markdown."""
-        return markdown(self._entries, self.title, self.backend)
-
-    def write(self, path: str | os.PathLike[str]) -> Path:
-        """Write the run so far to ``path``; return where it went."""
-        return write(self._entries, path, self.title, self.backend)
 
 
 def record_run(session: Session, recorder: Recorder, start: int = 0) -> Frame:
@@ -100,7 +51,7 @@ def markdown(entries: Iterable[Entry], title: str = "", backend: str = "") -> st
     last: Frame | None = None
     for entry in entries:
         if isinstance(entry, Frame):
-            if last is None or _run_of(last) != _run_of(entry):
+            if last is None or run_of(last) != run_of(entry):
                 out += _run_heading(entry)
             elif entry.step.index <= last.step.index and entry.step.index:
                 out += [f"*Back to step {entry.step.index}: the store is put back as that step left it.*", ""]

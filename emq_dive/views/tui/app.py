@@ -21,16 +21,15 @@ from ...course.user_state import UserState
 from ...engine.echo_mq import wires
 from ...engine.stores.protocol import StoreLike
 from ...present import reset
-from ...present.console_seen import seen_sent
 from ...present.keymap import Where
 from ...present.session import Session
 from . import heap
 from .screens import breakpoints
 from .screens.console_moves import ConsoleUndone, console_of, settled
 from .screens.dive import DiveScreen
+from .screens.dive_layout import set_size_classes
 from .screens.dive_messages import Compared, FateRan
 from .screens.mission_moves import MissionMoves
-from .screens.palette import DiveCommands
 from .screens.shot_size import SCREENSHOT_SIZE
 from .svg_runs import runs_start_with_text
 from .widgets.key_bindings import bindings
@@ -52,6 +51,12 @@ EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that end the app as ``q`` does (systemd's stop, a closed terminal): keys deleted, servers stopped."""
 
 
+def dive_commands() -> type[Provider]:
+    """The palette's provider of the dive's actions, imported when the palette first opens, not at start-up."""
+    from .screens.palette import DiveCommands
+    return DiveCommands
+
+
 class DiveApp(App[None]):
     """``emq-dive batches-03``: step a batch lease extension against a live store."""
 
@@ -59,7 +64,7 @@ class DiveApp(App[None]):
     CSS: ClassVar[str] = faint_css()
     TITLE = "emq-dive"
     BINDINGS: ClassVar[list[BindingType]] = bindings(Where.APP)
-    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiveCommands}  # Textual's own after
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {dive_commands}  # Textual's own after
 
     def __init__(self, session: Session, step: int = 0, theme: str = "textual-dark", mission: int | None = None
                  ) -> None:
@@ -122,8 +127,12 @@ class DiveApp(App[None]):
         return runs_start_with_text(super().export_screenshot(title=title, simplify=simplify))
 
     def get_default_screen(self) -> Screen[Any]:
-        """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from)."""
-        return DiveScreen(self.session, self.start_step)
+        """The dive screen is the app's base screen (no blank screen to compose, paint and switch away from), sized
+        before it mounts: setting its breakpoint classes on mount would style every pane twice before the first
+        paint."""
+        screen = DiveScreen(self.session, self.start_step)
+        set_size_classes(screen, *self.size, update=False)
+        return screen
 
     @property
     def dive(self) -> DiveScreen:
@@ -208,6 +217,8 @@ class DiveApp(App[None]):
 
     def on_console_replied(self, message: ConsoleReplied) -> None:
         """Tell the missions what a console line sent and the store answered."""
+        from ...present.console_seen import seen_sent  # the console's own modules load when it first opens
+
         seen = seen_sent(message.outcome, message.frame)
         if seen is not None:
             self.missions.observe(seen)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
 from textual.message import Message
 from textual.worker import Worker
 
-from ....present.console import Console
 from ....present.session import Frame, Session, with_seq
 from .dive_messages import FrameReady
+
+if TYPE_CHECKING:
+    from ....present.console import Console  # loaded by ``console_of``, when the console is first used
 
 _CONSOLES: WeakKeyDictionary[Session, Console] = WeakKeyDictionary()
 """Each session's console, made on first use: its history and what its writes replaced."""
@@ -53,6 +55,8 @@ def console_of(session: Session) -> Console:
     """The console of ``session``, one per session."""
     console = _CONSOLES.get(session)
     if console is None:
+        from ....present.console import Console
+
         console = _CONSOLES[session] = Console(session)
     return console
 
@@ -66,8 +70,8 @@ def settled(host: Host) -> bool:
 def back(host: Host) -> bool:
     """Undo the newest console write when one stands at the step on screen, on a worker; True when it does (so back
     does not also step back)."""
-    console = console_of(host.session)
-    if not settled(host) or not console.undoable():
+    console = _CONSOLES.get(host.session)  # no console yet: no write to undo (and its modules stay unloaded)
+    if console is None or not settled(host) or not console.undoable():
         return False
     seq, session = host.moves.seq, host.session
 

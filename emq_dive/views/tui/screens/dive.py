@@ -16,7 +16,7 @@ from ....engine.echo_mq.wires import wire
 from ....engine.stepper import Step
 from ....present.keymap import PACE, Where
 from ....present.session import Frame, Played, Session
-from ...text.transcript import Recorder
+from ...text.recorder import Recorder
 from ..widgets.code_pane import CodePane
 from ..widgets.key_bindings import bindings
 from ..widgets.lesson_caption import LessonCaption

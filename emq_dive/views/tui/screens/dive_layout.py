@@ -46,11 +46,12 @@ def size_classes(width: int, height: int) -> dict[str, bool]:
     return {name: name in on for _, name in (*WIDTHS, *HEIGHTS)}
 
 
-def set_size_classes(node: DOMNode, width: int, height: int) -> None:
-    """Give ``node`` the breakpoint classes of a ``width`` × ``height`` screen (textual 8.0 has no update_classes)."""
+def set_size_classes(node: DOMNode, width: int, height: int, *, update: bool = True) -> None:
+    """Give ``node`` the breakpoint classes of a ``width`` × ``height`` screen (textual 8.0 has no update_classes);
+    ``update=False`` before it mounts, so its first styling already has them."""
     classes = size_classes(width, height)
-    node.remove_class(*(name for name, on in classes.items() if not on))
-    node.add_class(*(name for name, on in classes.items() if on))
+    node.remove_class(*(name for name, on in classes.items() if not on), update=update)
+    node.add_class(*(name for name, on in classes.items() if on), update=update)
 
 
 def panes(session: Session, frame: Reactive[Any], playing: Reactive[Any], busy: Reactive[Any], asking: Reactive[Any]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ....engine.fates import FateRun, WireCompare
 from ....engine.stepper import Event
 from ....present.session import Frame
+
+if TYPE_CHECKING:  # the fates' modules load when a fate first runs
+    from ....engine.fates import FateRun, WireCompare
 
 
 @dataclass

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
 from ....course.sandbox import SandboxBatch
-from ....engine.fates import FateRun, WireCompare
 from ....present.paths import OutputProblem, transcript_target
 from ....present.session import Frame, Session
-from ...text.transcript import Recorder, default_name
+from ...text.recorder import Recorder
+
+if TYPE_CHECKING:  # the fates' modules load when a fate first runs
+    from ....engine.fates import FateRun, WireCompare
 
 
 def open_sandbox(app: App[Any], session: Session, run: Callable[[SandboxBatch], None]) -> None:
@@ -44,6 +46,8 @@ def open_cost(app: App[Any], session: Session) -> None:
 
 def write_transcript(app: App[Any], session: Session, recorder: Recorder) -> Path | None:
     """Write what the screen showed so far to the working directory and say where, or why it could not."""
+    from ...text.transcript import default_name
+
     try:
         path = transcript_target(None, default_name(session.lesson.id, session.store.queue))
     except OutputProblem as err:

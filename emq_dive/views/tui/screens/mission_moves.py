@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ....course.mission_goals import Mission
-from ....engine.fates import Answer
-from ....present import missions as plan
-from ....present.mission_check import Seen
-from ....present.mission_words import goal_lines
 from ....present.session import Frame, Session
-from ..widgets.mission_bar import MissionBar
 from ..widgets.try_row import TryRow
 from .dive_messages import FrameReady
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the missions' checks load with the first mission, not with the dive's first frame
     from textual.app import App
 
+    from ....engine.fates import Answer
+    from ....present import missions as plan
+    from ....present.mission_check import Seen
+    from ..widgets.mission_bar import MissionBar
     from .dive import DiveScreen
 
 
@@ -29,14 +29,26 @@ class MissionMoves:
         self.session = session
         self.lesson = session.lesson
         """The lesson as it opened: a mission's start puts its batch back, whatever the sandbox made of it."""
-        self.tracker = plan.Missions(self.lesson, session.store)
         self._watching = False
+
+    @cached_property
+    def tracker(self) -> plan.Missions:
+        """The lesson's missions and the one under way, made when the learner first asks for one."""
+        from ....present import missions as plan
+
+        return plan.Missions(self.lesson, self.session.store)
+
+    @property
+    def _under_way(self) -> bool:
+        return "tracker" in self.__dict__ and self.tracker.current is not None
 
     @property
     def _dive(self) -> DiveScreen:
         return self.app.dive  # type: ignore[attr-defined]
 
     def _bar(self) -> MissionBar:
+        from ..widgets.mission_bar import MissionBar
+
         dive = self._dive
         found = dive.query(MissionBar)
         if found:
@@ -77,6 +89,8 @@ class MissionMoves:
         session, lesson = self.session, self.lesson
 
         def work() -> None:
+            from ....present import missions as plan
+
             with session.store.io():
                 frame = plan.start(session, lesson, mission)
             dive.post_message(FrameReady(dive.moves.adopt(frame)))
@@ -84,16 +98,19 @@ class MissionMoves:
         dive.run_worker(work, thread=True, group="store", exit_on_error=False, name="start the mission")
 
     def _frame(self, frame: Frame | None) -> None:
-        if frame is not None and self.tracker.current is not None:
+        if frame is not None and self._under_way:
             self._said(self.tracker.observe(self.tracker.seen(self.session, frame)))
 
     def answers(self, answers: Sequence[Answer]) -> None:
         """Check the mission under way against verbs' answers (a fate's run, a wire compare)."""
-        self.observe(Seen(answers=tuple(answers)))
+        if self._under_way:
+            from ....present.mission_check import Seen
+
+            self.observe(Seen(answers=tuple(answers)))
 
     def observe(self, seen: Seen) -> None:
         """Check the mission under way against what any other move left (the console's sends, say)."""
-        if self.tracker.current is not None:
+        if self._under_way:
             self._said(self.tracker.observe(seen))
 
     def _said(self, met: plan.Met | None) -> None:
@@ -105,7 +122,7 @@ class MissionMoves:
             self.app.notify(met.unsaved, title="progress not saved", severity="warning", timeout=10)
 
     def _current(self) -> Mission | None:
-        mission = self.tracker.current
+        mission = self.tracker.current if self._under_way else None
         if mission is None:
             self.app.notify("no mission is under way: M lists them", title="missions", timeout=4)
         return mission
@@ -124,6 +141,7 @@ class MissionMoves:
     def goal(self) -> None:
         """Show what the store or the reply must look like once the goal is met."""
         if (mission := self._current()) is not None:
+            from ....present.mission_words import goal_lines
             from .mission_goal import MissionGoal
 
             self.app.push_screen(MissionGoal(mission.title, goal_lines(mission)))
