@@ -152,7 +152,7 @@ def text_mode(args: Any, lesson: Any, store: Any) -> int:
 
     from .engine.stores import StoreError
     from .present.session import Session
-    from .views.text.transcript import Recorder, record_run
+    from .views.text.recorder import Recorder, record_run
     session = Session(store, lesson, wire=args.wire)
     recorder = Recorder(lesson.heading, lambda: store.description)
     try:

@@ -17,7 +17,7 @@ from emq_dive.engine.stores import snapshot
 from emq_dive.present.console import Console, Failed, History, Replied
 from emq_dive.present.session import Session
 from emq_dive.views.text.plain.dive import NoStyle, PlainDive
-from emq_dive.views.text.transcript import Recorder
+from emq_dive.views.text.recorder import Recorder
 
 LESSON = load("batches-03")
 PLACE = Place("dive-abc", 30_000, native=False, native_reason="no module here")

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import redis
 from conftest import FROZEN
+from fresh_python import fresh_output
 
 from emq_dive.engine import fates
 from emq_dive.engine.echo_mq import jobs, keyspace, scripts
@@ -20,9 +17,6 @@ from emq_dive.engine.echo_mq.connector import Connector, Exchange, error_text, r
 from emq_dive.engine.echo_mq.keyspace import IllFormed, job_key, queue_key
 from emq_dive.engine.echo_mq.render import reply_text, wire_text
 from emq_dive.engine.stores import open_store
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 # -- (a) the import boundary ----------------------------------------------------------
 
@@ -41,10 +35,7 @@ def test_the_engine_never_imports_textual() -> None:
             "    importlib.import_module(name)\n"
             "print(json.dumps({'checked': names,\n"
             "                  'textual': sorted(m for m in sys.modules if m.split('.')[0] == 'textual')}))\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = json.loads(fresh_output(code))
     for name in ("emq_dive.engine.echo_mq.connector", "emq_dive.engine.stores.embedded", "emq_dive.engine.stepper",
                  "emq_dive.course.lessons", "emq_dive.engine.fates.runs", "emq_dive.engine.fate_table",
                  "emq_dive.present.session", "emq_dive.engine.echo_mq.render", "emq_dive.present.store_view"):
@@ -64,10 +55,7 @@ def test_the_engine_runs_a_batch_without_textual() -> None:
             "    assert Stepper(store, batch.held, 30000, wire).verify().agree\n"
             "fates.run_fate(store, 'wrongtype')\n"
             "print([m for m in sys.modules if m.split('.')[0] == 'textual'])\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert fresh_output(code).strip() == "[]"
 
 
 # -- (b) the key space --------------------------------------------------------------------

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
+
+from fresh_python import fresh_output
 
 from emq_dive.views.tui.screens.dive import DiveScreen
 from emq_dive.views.tui.widgets.code_pane import CodePane
 from tests.tui_support import SIZE, asynctest, frozen_app, settle
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def left_text(screen: DiveScreen) -> list[str]:
@@ -72,10 +68,7 @@ def test_opening_the_dive_and_stepping_its_batch_loads_nothing_the_learner_has_n
             "    finally:\n"
             "        store.close()\n"
             "asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
+    seen = json.loads(fresh_output(code, timeout=120))
     assert seen["step"] == 4  # the handle, then the lesson's four members: the whole batch ran
     assert "emq_dive.engine.fates.setups" in seen["first"]  # the set-up did run: the check below is not vacuous
     for when in ("first", "stepped"):

@@ -14,7 +14,8 @@ from emq_dive.engine.stepper.lua_run import LuaRun
 from emq_dive.present.play_to import Breakpoints, Stop, stop_at
 from emq_dive.present.session import Session
 from emq_dive.views.text.plain.dive import NoStyle, PlainDive
-from emq_dive.views.text.transcript import Recorder, markdown, record_run
+from emq_dive.views.text.recorder import Recorder, record_run
+from emq_dive.views.text.transcript import markdown
 
 LEASE, CLAIM = 30_000, 10_000
 LESSON_BATCH = ["live", "stale", "live", "reaped"]

@@ -16,7 +16,7 @@ from emq_dive.course.user_state import UserState
 from emq_dive.engine.stores import open_store
 from emq_dive.present.session import Session
 from emq_dive.views.text.plain.dive import NoStyle, PlainDive
-from emq_dive.views.text.transcript import Recorder
+from emq_dive.views.text.recorder import Recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "lessons" / "batches-03.toml"

@@ -17,7 +17,7 @@ from emq_dive.present.session import Frame, Session
 from emq_dive.views.text import words
 from emq_dive.views.text.plain.dive import NoStyle
 from emq_dive.views.text.plain.words import paragraph
-from emq_dive.views.text.transcript import Recorder, record_run
+from emq_dive.views.text.recorder import Recorder, record_run
 from emq_dive.views.tui.widgets.batch_table import BatchTable
 
 MEMBER_FATES = tuple(fate.key for fate in FATES if fate.member)

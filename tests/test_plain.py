@@ -27,7 +27,7 @@ from emq_dive.views.text.plain import lesson as plain_lesson
 from emq_dive.views.text.plain import sandbox as plain_sandbox
 from emq_dive.views.text.plain.commands import COMMANDS, help_text, meaning
 from emq_dive.views.text.plain.dive import Bold, NoStyle, PlainDive, style_for
-from emq_dive.views.text.transcript import Recorder
+from emq_dive.views.text.recorder import Recorder
 
 LESSON = load("batches-03")
 FROZEN_MS = int(FROZEN * 1000)

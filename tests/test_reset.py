@@ -12,7 +12,7 @@ from emq_dive.present import reset
 from emq_dive.present.console import Console
 from emq_dive.present.session import Session
 from emq_dive.views.text.plain.dive import NoStyle, PlainDive
-from emq_dive.views.text.transcript import Recorder
+from emq_dive.views.text.recorder import Recorder
 from emq_dive.views.tui.screens.console_screen import ConsoleScreen
 from emq_dive.views.tui.screens.dive import DiveScreen
 from emq_dive.views.tui.screens.reset_confirm import ResetConfirm

@@ -22,7 +22,7 @@ from emq_dive.engine.stores import open_store
 from emq_dive.present.session import Frame, Session
 from emq_dive.views.text.plain.dive import NoStyle
 from emq_dive.views.text.plain.words import paragraph
-from emq_dive.views.text.transcript import Recorder, record_run
+from emq_dive.views.text.recorder import Recorder, record_run
 from emq_dive.views.tui.widgets.batch_table import BatchTable
 from emq_dive.views.tui.widgets.mode_notes import notes
 from emq_dive.views.tui.widgets.step_bar import StepBar

@@ -19,7 +19,7 @@ from emq_dive.present.paths import output_problem
 from emq_dive.present.session import Session
 from emq_dive.present.tour import READERS, slide_text
 from emq_dive.views.text.plain.dive import NoStyle, PlainDive
-from emq_dive.views.text.transcript import Recorder
+from emq_dive.views.text.recorder import Recorder
 from emq_dive.views.tui.screens.tour import SEEN
 from tests.tui_support import FROZEN, lesson
 

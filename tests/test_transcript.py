@@ -15,7 +15,8 @@ from emq_dive.course.lessons import load
 from emq_dive.engine.echo_mq import keyspace
 from emq_dive.engine.stepper import Check, Verdict
 from emq_dive.present.session import Session
-from emq_dive.views.text.transcript import Recorder, default_name, record_run
+from emq_dive.views.text.recorder import Recorder, record_run
+from emq_dive.views.text.transcript import default_name
 
 LESSON = load("batches-03")
 

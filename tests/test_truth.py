@@ -215,7 +215,7 @@ async def test_a_store_changed_under_the_run_shows_a_cross_on_screen_and_in_ever
     from emq_dive.engine.echo_mq import keyspace
     from emq_dive.views.text.plain.dive import NoStyle
     from emq_dive.views.text.plain.words import paragraph
-    from emq_dive.views.text.transcript import Recorder
+    from emq_dive.views.text.recorder import Recorder
 
     store = frozen_store()
     app = frozen_app(store)
@@ -374,7 +374,7 @@ async def test_on_a_server_the_write_pass_highlights_the_module_s_zadd_not_reply
 def test_the_text_views_end_a_fate_with_the_same_what_differs_line(fake_store):
     from emq_dive.engine.fates import run_fate, what_differs
     from emq_dive.views.text.plain.words import fate_text
-    from emq_dive.views.text.transcript import Recorder
+    from emq_dive.views.text.recorder import Recorder
 
     run = run_fate(fake_store, "wrongtype")
     line = what_differs(run)

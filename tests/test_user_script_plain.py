@@ -8,7 +8,7 @@ from emq_dive.course.lessons import load
 from emq_dive.present.session import Session
 from emq_dive.views.text.plain.dive import PlainDive
 from emq_dive.views.text.plain.state import NoStyle
-from emq_dive.views.text.transcript import Recorder
+from emq_dive.views.text.recorder import Recorder
 from tests.test_user_script import BATCH, NO_GUARD
 
 LESSON = load("batches-03")

@@ -41,6 +41,11 @@ class Frame:
     played: Played | None = None
     """The learner's own moves in this run: its mode, the reaper's race, the guesses judged."""
 
+    @property
+    def run_key(self) -> tuple[object, ...]:
+        """What frames of one run share: the wire, the fates, the held leases and the command."""
+        return (self.wire, self.fates, self.held, self.step.command)
+
 
 @dataclass(frozen=True)
 class Played:

@@ -7,17 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...present.session import Frame
+from ...present.session import Frame, Session
 
 if TYPE_CHECKING:  # the fates', the console's and the Markdown writer's modules load when they are first used
     from ...engine.fates import FateRun, WireCompare
     from ...present.console import Outcome
     from .transcript import Entry
-
-
-def run_of(frame: Frame) -> tuple[object, ...]:
-    """What makes a frame part of the same run: its wire, fates, held leases and command."""
-    return (frame.wire, frame.fates, frame.held, frame.step.command)
 
 
 class Recorder:
@@ -43,7 +38,7 @@ class Recorder:
     def frame(self, frame: Frame) -> None:
         """Record a frame the screen shows; the same step shown twice in a row is kept once."""
         last = self._shown
-        if isinstance(last, Frame) and run_of(last) == run_of(frame) and last.step.index == frame.step.index \
+        if isinstance(last, Frame) and last.run_key == frame.run_key and last.step.index == frame.step.index \
                 and last.step.calls == frame.step.calls and (last.agreement is None) == (frame.agreement is None):
             return
         self._entries.append(frame)  # its members and failed are views; a rewind has them copy what they show
@@ -78,3 +73,14 @@ class Recorder:
         from .transcript import write
 
         return write(self._entries, path, self.title, self.backend)
+
+
+def record_run(session: Session, recorder: Recorder, start: int = 0) -> Frame:
+    """Set the session's batch up, step it from ``start`` to the end (its agreement check too), recording each frame."""
+    with session.store.io():
+        frame = session.open(start)
+        recorder.frame(frame)
+        while not frame.step.done:
+            frame = session.goto(frame.step.index + 1)
+            recorder.frame(frame)
+    return frame

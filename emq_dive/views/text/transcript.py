@@ -11,11 +11,10 @@ from ...engine.echo_mq.render import deadline, reply_text, wire_text
 from ...engine.fates import FateRun, WireCompare, what_differs
 from ...present.console import Replied
 from ...present.console_block import Executed
-from ...present.session import Frame, Session
+from ...present.session import Frame
 from . import words
-from .recorder import Recorder, run_of
 
-__all__ = ["Entry", "Recorder", "Said", "default_name", "markdown", "record_run", "write"]
+__all__ = ["Entry", "Said", "default_name", "markdown", "write"]
 
 Said = Replied | Executed
 """A console line (or block) the store answered."""
@@ -23,17 +22,6 @@ Entry = Frame | WireCompare | FateRun | Said
 """One thing the learner saw: a step's frame, a wire comparison, a fate's four verbs, or a console line's reply."""
 
 WIRE_NAMES = {4: "wire 4 (EVALSHA the script)", 6: "wire 6 (the native EMQ.EXTENDS)"}
-
-
-def record_run(session: Session, recorder: Recorder, start: int = 0) -> Frame:
-    """Set the session's batch up, step it from ``start`` to the end (its agreement check too), recording each frame."""
-    with session.store.io():
-        frame = session.open(start)
-        recorder.frame(frame)
-        while not frame.step.done:
-            frame = session.goto(frame.step.index + 1)
-            recorder.frame(frame)
-    return frame
 
 
 def write(entries: Sequence[Entry], path: str | os.PathLike[str], title: str = "", backend: str = "") -> Path:
@@ -51,7 +39,7 @@ def markdown(entries: Iterable[Entry], title: str = "", backend: str = "") -> st
     last: Frame | None = None
     for entry in entries:
         if isinstance(entry, Frame):
-            if last is None or run_of(last) != run_of(entry):
+            if last is None or last.run_key != entry.run_key:
                 out += _run_heading(entry)
             elif entry.step.index <= last.step.index and entry.step.index:
                 out += [f"*Back to step {entry.step.index}: the store is put back as that step left it.*", ""]

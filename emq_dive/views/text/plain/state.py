@@ -11,7 +11,7 @@ from ....present.reset import Baseline
 from ....present.session import Frame, Session
 from ....tools import cost
 from ..locals_text import step_locals
-from ..transcript import Recorder
+from ..recorder import Recorder
 from . import lesson as plain_lesson
 from . import words as plain_words
 
