@@ -48,7 +48,7 @@ LATER = ("emq_dive.present.console", "emq_dive.engine.echo_mq.console", "emq_div
 transcript): none is needed to open the dive and step its batch, so none may hold up the first frame."""
 
 
-def test_opening_the_dive_and_stepping_its_batch_loads_nothing_the_learner_has_not_asked_for() -> None:
+def test_opening_the_dive_and_stepping_its_batch_and_back_loads_nothing_the_learner_has_not_asked_for() -> None:
     code = ("import asyncio, json, sys\n"
             "from emq_dive.course.lessons import load\n"
             "from emq_dive.engine.stores import open_store\n"
@@ -63,13 +63,17 @@ def test_opening_the_dive_and_stepping_its_batch_loads_nothing_the_learner_has_n
             "            while not app.dive.frame.step.done:\n"
             "                await pilot.press('right')\n"
             "                await wait_ready(app, pilot)\n"
+            "            last = app.dive.frame.step.index\n"
+            "            await pilot.press('left')\n"
+            "            await wait_ready(app, pilot)\n"
             "            print(json.dumps({'first': first, 'stepped': sorted(sys.modules),\n"
-            "                              'step': app.dive.frame.step.index}))\n"
+            "                              'step': last, 'back': app.dive.frame.step.index}))\n"
             "    finally:\n"
             "        store.close()\n"
             "asyncio.run(main())\n")
     seen = json.loads(fresh_output(code, timeout=120))
     assert seen["step"] == 4  # the handle, then the lesson's four members: the whole batch ran
+    assert seen["back"] == 3  # and ← stepped back (the console's undo, asked first, had nothing to undo)
     assert "emq_dive.engine.fates.setups" in seen["first"]  # the set-up did run: the check below is not vacuous
     for when in ("first", "stepped"):
         assert [name for name in LATER if name in seen[when]] == [], when

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ....course.mission_goals import Mission
@@ -30,17 +29,21 @@ class MissionMoves:
         self.lesson = session.lesson
         """The lesson as it opened: a mission's start puts its batch back, whatever the sandbox made of it."""
         self._watching = False
-
-    @cached_property
-    def tracker(self) -> plan.Missions:
-        """The lesson's missions and the one under way, made when the learner first asks for one."""
-        from ....present import missions as plan
-
-        return plan.Missions(self.lesson, self.session.store)
+        self._tracker: plan.Missions | None = None
 
     @property
-    def _under_way(self) -> bool:
-        return "tracker" in self.__dict__ and self.tracker.current is not None
+    def tracker(self) -> plan.Missions:
+        """The lesson's missions and the one under way, made when the learner first asks for one."""
+        if self._tracker is None:
+            from ....present import missions as plan
+
+            self._tracker = plan.Missions(self.lesson, self.session.store)
+        return self._tracker
+
+    @property
+    def _current_or_none(self) -> Mission | None:
+        """The mission under way; None before any was asked for (the missions' modules stay unloaded)."""
+        return self._tracker.current if self._tracker is not None else None
 
     @property
     def _dive(self) -> DiveScreen:
@@ -98,19 +101,19 @@ class MissionMoves:
         dive.run_worker(work, thread=True, group="store", exit_on_error=False, name="start the mission")
 
     def _frame(self, frame: Frame | None) -> None:
-        if frame is not None and self._under_way:
+        if frame is not None and self._current_or_none is not None:
             self._said(self.tracker.observe(self.tracker.seen(self.session, frame)))
 
     def answers(self, answers: Sequence[Answer]) -> None:
         """Check the mission under way against verbs' answers (a fate's run, a wire compare)."""
-        if self._under_way:
+        if self._current_or_none is not None:
             from ....present.mission_check import Seen
 
             self.observe(Seen(answers=tuple(answers)))
 
     def observe(self, seen: Seen) -> None:
         """Check the mission under way against what any other move left (the console's sends, say)."""
-        if self._under_way:
+        if self._current_or_none is not None:
             self._said(self.tracker.observe(seen))
 
     def _said(self, met: plan.Met | None) -> None:
@@ -122,7 +125,7 @@ class MissionMoves:
             self.app.notify(met.unsaved, title="progress not saved", severity="warning", timeout=10)
 
     def _current(self) -> Mission | None:
-        mission = self.tracker.current if self._under_way else None
+        mission = self._current_or_none
         if mission is None:
             self.app.notify("no mission is under way: M lists them", title="missions", timeout=4)
         return mission
