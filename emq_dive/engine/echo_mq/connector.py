@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import hiredis
 import redis
 
 from .scripts import Script
@@ -91,19 +92,28 @@ def raw_block(client: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> tuple
 
 
 def raw_pair(client: redis.Redis, first: Sequence[Any], second: Sequence[Any]) -> tuple[Any, Any]:
-    """Send two commands in one round trip, in order; both replies as ``raw`` gives them, an error reply as its
-    ResponseError (returned, not raised, so the connection is left with nothing unread)."""
+    """Send two commands in one round trip, in order; both replies as ``raw_many`` gives them."""
+    old, reply = raw_many(client, [first, second])
+    return old, reply
+
+
+def raw_many(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    """Send ``commands`` in one round trip, in order, packed in C: each reply as ``raw`` gives it, an error reply as
+    its ResponseError (returned, not raised, so the connection is left with nothing unread)."""
     pool = client.connection_pool
     conn = pool.get_connection()
     try:
-        conn.send_packed_command(conn.pack_commands([tuple(first), tuple(second)]))
+        conn.send_packed_command([b"".join(hiredis.pack_command(tuple(command)) for command in commands)])
         replies: list[Any] = []
-        for _ in range(2):
+        for _ in commands:
             try:
                 replies.append(_as_sent(conn.read_response()))
             except redis.ResponseError as err:
                 replies.append(err)
-        return replies[0], replies[1]
+        return replies
+    except BaseException:
+        conn.disconnect()  # a connection with replies left unread must not go back to the pool
+        raise
     finally:
         pool.release(conn)
 

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import redis
 
+from ..echo_mq.connector import raw_many
 from .expiry import queue_keys
 
 Pairs = tuple[tuple[bytes, bytes], ...]
@@ -76,23 +77,27 @@ def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
 def _take_chunk(client: redis.Redis, keys: list[bytes]) -> Snapshot:
     if not keys:
         return {}
-    with client.pipeline(transaction=False) as pipe:
-        for key in keys:
-            pipe.type(key)
-            pipe.pttl(key)
-        shapes = pipe.execute()
+    shapes = _replies(client, [command for key in keys for command in ((b"TYPE", key), (b"PTTL", key))])
     kinds = {key: _bytes(shapes[2 * i]).decode() for i, key in enumerate(keys)}
     present = [key for key in keys if kinds[key] != "none"]
     for key in present:
         if kinds[key] not in _READ:
             raise TypeError(f"cannot snapshot {key!r}: a {kinds[key]} key")
-    with client.pipeline(transaction=True) as tx:
-        for key in present:
-            command, *args = _READ[kinds[key]]
-            tx.execute_command(command, key, *args)
-        values = tx.execute()
+    # the contents in one transaction, so a snapshot never holds half of a move another client made
+    *_, values = _replies(client, [(b"MULTI",), *((_READ[kinds[key]][0], key, *_READ[kinds[key]][1:])
+                                                  for key in present), (b"EXEC",)])
     ttls = {key: shapes[2 * i + 1] for i, key in enumerate(keys)}
-    return {key: _entry(kinds[key], max(int(ttls[key]), -1), value) for key, value in zip(present, values, strict=True)}
+    return {key: _entry(kinds[key], max(int(ttls[key]), -1), value)
+            for key, value in zip(present, values or [], strict=True)}
+
+
+def _replies(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    """The replies to ``commands`` sent in one round trip; an error reply raises, as a pipeline's would."""
+    replies = raw_many(client, commands)
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
 
 
 def take(client: redis.Redis, queue: str) -> Snapshot:
@@ -147,18 +152,19 @@ def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
 
 
 def _read_chunk(client: redis.Redis, keys: list[bytes]) -> dict[bytes, Any]:
-    with client.pipeline(transaction=False) as pipe:
-        for key in keys:
-            pipe.type(key)
-        kinds = pipe.execute()
-    readers = {b"zset": lambda p, k: p.zrange(k, 0, -1, withscores=True), b"hash": lambda p, k: p.hgetall(k),
-               b"list": lambda p, k: p.lrange(k, 0, -1), b"string": lambda p, k: p.get(k)}
-    with client.pipeline(transaction=False) as pipe:
-        for key, kind in zip(keys, kinds, strict=True):
-            readers.get(kind, lambda p, k: p.type(k))(pipe, key)
-        values = pipe.execute()
-    return {key: dict(value) if kind == b"zset" else value
-            for key, kind, value in zip(keys, kinds, values, strict=True)}
+    kinds = _replies(client, [(b"TYPE", key) for key in keys])
+    values = _replies(client, [(_READ[kind.decode()][0], key, *_READ[kind.decode()][1:]) if kind.decode() in _READ
+                               else (b"TYPE", key) for key, kind in zip(keys, kinds, strict=True)])
+    return {key: _plain_reply(kind, value) for key, kind, value in zip(keys, kinds, values, strict=True)}
+
+
+def _plain_reply(kind: bytes, value: Any) -> Any:
+    """One key's raw reply (RESP2 or RESP3) as ``read`` gives it: a zset as {member: float score}, a hash as a dict."""
+    if kind == b"zset":
+        return {member: float(score) for member, score in _pairs(value)}
+    if kind == b"hash":
+        return value if isinstance(value, dict) else dict(_pairs(value))
+    return value
 
 
 def plain(snap: Snapshot) -> dict[bytes, Any]:
