@@ -168,8 +168,7 @@ class Session:
         try:
             while stepper.position > target:
                 stepper.back()
-            while stepper.position < target and not stepper.finished:
-                stepper.forward()
+            stepper.run_to(target)
             return self.frame()
         except BaseException:
             self._stale = True

@@ -11,6 +11,7 @@ import redis
 from ..echo_mq import scripts
 from ..echo_mq.connector import Connector, raw, raw_pair
 from ..stores.protocol import StoreLike
+from .ahead import Lane
 from .handle import Sent
 from .lua_locals import Locals
 from .lua_run import LuaRun, Pending
@@ -49,6 +50,8 @@ class Batch:
     """The run's one copy of each repeated argument and reply, so a big batch's calls stay small."""
     paired: PairedRead | None = None
     """The undo log's read for a write, sent with the write in one round trip (see Timeline.paired)."""
+    lane: Lane = field(default_factory=Lane, compare=False)
+    """Where the stepped code's commands go: a long move runs them ahead in pipelines (see ahead.Ahead)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,10 @@ def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line:
             reply = raw(store.client, *args)
         except redis.ResponseError as err:
             reply = err
+    return _call(source, line, args, reply, shared)
+
+
+def _call(source: str, line: int, args: Sequence[bytes], reply: Any, shared: Shared | None) -> Call:
     if shared is None:
         return Call(source, line, tuple(args), reply)
     # the command's name and the run's own keys repeat in every call; a job's key or id is new each time
@@ -172,6 +179,13 @@ def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
     """Send one command of ``batch``'s stepped code (see send_to), once ``batch.screen`` lets it through."""
     if batch.screen is not None:
         batch.screen(args)
+    ahead = batch.lane.ahead
+    if ahead is not None:
+        undo = batch.paired(args) if batch.paired is not None and batch.before_write is not None and is_write(args) \
+            else None
+        fed = ahead.feed(args, undo)
+        if fed is not None:
+            return _call(source, line, args, fed.reply, batch.shared)
     return send_to(batch.store, batch.before_write, source, line, args, batch.shared, batch.paired)
 
 

@@ -12,6 +12,7 @@ from ..echo_mq import keyspace, scripts
 from ..stores.protocol import StoreLike
 from . import handle, lua_driver, native_driver, singles, whatif  # noqa: F401  (drivers register on import)
 from .agreement import verify
+from .ahead import Ahead, Lane
 from .driver import Batch, Outcome, focus
 from .events import holder_events
 from .model import Agreement, Event, Step
@@ -22,6 +23,8 @@ from .timeline import Timeline, is_write
 from .user_script import ATOMIC_OFF, KeyScreen, runaway, stepped_only
 
 _RUNS = itertools.count(1)
+AHEAD_FROM = 8
+"""Steps in one move from which it runs ahead in pipelines rather than a command a round trip."""
 
 
 class Stepper:
@@ -45,10 +48,11 @@ class Stepper:
         """The learner's edits this run steps in place of the course's scripts, by name."""
         self.shared = Shared((*sent.keys, *sent.argv[:1]))
         screened = stepped_only(store, self.yours)
+        self._lane = Lane()
         self.driver = driver_for(wire, Batch(store, sent.script, sent.keys, sent.argv, tuple(self.held), lease_ms,
                                              self.timeline.before_write, self.yours,
                                              KeyScreen(self.queue) if screened else None, self.shared,
-                                             self.timeline.paired), mode)
+                                             self.timeline.paired, self._lane), mode)
         self.stepped_only = screened and scripts.yours_by_file(self.driver.code) is not None
         """True when this run steps the learner's script on a store the app did not start: stepped only, its keys
         screened, never sent whole."""
@@ -98,6 +102,8 @@ class Stepper:
         except BaseException:
             # a step that could not finish (the store went away, say) takes back what it wrote, if it still can
             try:
+                if self._lane.ahead is not None:
+                    self._lane.ahead.flush()  # what waits to be sent goes first, so the undo log holds it all
                 self.timeline.undo(index)
             except redis.RedisError:
                 pass
@@ -130,8 +136,29 @@ class Stepper:
 
     def end(self) -> Step:
         """Run every remaining step."""
-        while not self.current.done:
-            self.forward()
+        return self.run_to(self.count)
+
+    def run_to(self, target: int) -> Step:
+        """Run forward to step ``target`` (or the end); a long run goes ahead in pipelines (see ahead.Ahead), and a
+        step the store answered otherwise than the run-ahead fed it is taken back and run again, command by command."""
+        while self.position < target and not self.current.done:
+            if target - self.position < AHEAD_FROM or self.race.waiting():
+                self.forward()
+                continue
+            ahead = self._lane.ahead = Ahead(self.client, self.queue, self.held)
+            try:
+                while self.position < target and not self.current.done and ahead.wrong is None:
+                    ahead.step = self.position + 1
+                    self.forward()
+                    if ahead.full:
+                        ahead.flush()
+                ahead.flush()
+            finally:
+                self._lane.ahead = None
+            if ahead.wrong is not None:
+                while self.position >= ahead.wrong:
+                    self.back()
+                self.forward()
         return self.current
 
     def _step(self, index: int, outcome: Outcome, landed: list[Event]) -> Step:

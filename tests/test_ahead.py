@@ -1,0 +1,121 @@
+"""A long move runs ahead in pipelines and ends exactly as a step at a time would: same calls, replies, verdicts and
+store, every reply checked, and a step the store answered otherwise run again."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pytest
+
+from emq_dive.engine.echo_mq.connector import error_text
+from emq_dive.engine.stepper import Stepper, ahead
+from emq_dive.engine.stepper import stepper as stepper_module
+from tests.test_stepper import build, dumps, run_all
+
+MIX = ("live", "stale", "gone", "reaped", "live", "lane", "stale", "live", "reaped", "live")
+
+
+class Spied(ahead.Ahead):
+    """The run-ahead, each instance kept so a test can ask what it found."""
+
+    made: ClassVar[list[Spied]] = []
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        Spied.made.append(self)
+
+
+@pytest.fixture
+def spied(monkeypatch):
+    Spied.made = []
+    monkeypatch.setattr(stepper_module, "Ahead", Spied)
+    monkeypatch.setattr(ahead, "READ_AHEAD", 7)  # several read-aheads and flushes in one short batch
+    monkeypatch.setattr(ahead, "LIMIT", 5)
+    return Spied.made
+
+
+def _held(store, size: int):
+    """``size`` members of every fate, two of them held twice within one read-ahead (the second read follows the
+    first one's write), and last a member whose row is the wrong type (its read is an error reply)."""
+    held = list(build(store, [*(MIX[i % len(MIX)] for i in range(size)), "wrongtype"]).held)
+    return [held[0], held[0], *held[1:4], held[3], *held[4:]]
+
+
+def _calls(step, frozen: bool = True) -> list[tuple]:
+    """A step's calls with error replies as their text (an exception equals only itself) and, on a live server,
+    without the clock's reads and the scores it makes."""
+    def reply(call):
+        if isinstance(call.reply, Exception):
+            return error_text(call.reply)
+        return call.reply if frozen or call.sent[0] not in (b"TIME", b"ZSCORE", b"ZADD") else None
+    return [(c.source, c.line, c.sent if frozen or c.sent[0] != b"ZADD" else c.sent[:2] + c.sent[3:], reply(c))
+            for c in step.calls]
+
+
+def _both(store, size: int):
+    """The same batch run a step at a time, then (after Home) run to the end in one move."""
+    held = _held(store, size)
+    before = dumps(store)
+    one = Stepper(store, held, 30_000)
+    by_step = run_all(one)
+    after_steps = dumps(store)
+    one.home()
+    assert dumps(store) == before
+    two = Stepper(store, held, 30_000)
+    two.end()
+    return by_step, after_steps, two, before
+
+
+def test_a_long_move_runs_ahead_and_ends_as_a_step_at_a_time(any_store, spied):
+    by_step, after_steps, two, before = _both(any_store, 40)
+    frozen = any_store.kind == "fakeredis"
+    assert spied and all(found.wrong is None for found in spied)
+    assert len(two.steps) == len(by_step) and two.finished
+    for a, b in zip(by_step, two.steps, strict=True):
+        assert _calls(a, frozen) == _calls(b, frozen)
+        # a live server's clock moves between the runs: the member held twice reads its own new score
+        assert [(m.id, m.verdict, m.row, m.match, m.active if frozen else None) for m in a.members] == \
+            [(m.id, m.verdict, m.row, m.match, m.active if frozen else None) for m in b.members]
+        assert tuple(a.failed) == tuple(b.failed)
+    if frozen:
+        assert dumps(any_store) == after_steps
+    two.home()
+    assert dumps(any_store) == before
+
+
+def test_a_step_the_store_answers_otherwise_is_run_again(fake_store, spied, monkeypatch):
+    fed_wrong = []
+    learn = Spied._learn
+
+    def lying(self, args):
+        learned = learn(self, args)
+        for read in self._known:
+            if read[0] == b"HGET" and read[1].endswith(b":job:JOB03"):
+                fed_wrong.append(read)
+                self._known[read] = b"99"  # the read-ahead says JOB03 has another token than the store holds
+        return learned
+    monkeypatch.setattr(Spied, "_learn", lying)
+    by_step, after_steps, two, before = _both(fake_store, 20)
+    assert fed_wrong and [found.wrong for found in spied if found.wrong is not None] == [4]  # JOB03, the 4th held
+    for a, b in zip(by_step, two.steps, strict=True):
+        assert _calls(a) == _calls(b)
+        assert [m.verdict for m in a.members] == [m.verdict for m in b.members]
+    assert len(two.steps) == len(by_step)
+    assert dumps(fake_store) == after_steps
+    two.home()
+    assert dumps(fake_store) == before
+
+
+def test_a_short_move_goes_a_command_a_round_trip(fake_store, spied):
+    stepper = Stepper(fake_store, _held(fake_store, 20), 30_000)
+    stepper.run_to(stepper_module.AHEAD_FROM - 1)
+    assert stepper.position == stepper_module.AHEAD_FROM - 1 and not spied
+    stepper.run_to(stepper.count)
+    assert stepper.finished and len(spied) == 1
+
+
+def test_the_score_a_write_leaves_is_known_only_when_exact():
+    assert ahead._score(b"1796150030000") == b"1796150030000"
+    assert ahead._score(b"1.5") is None
+    assert ahead._score(b"9007199254740993") is None
+    assert ahead._score(b"nan-ish") is None
