@@ -118,6 +118,18 @@ def raw_many(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any
         pool.release(conn)
 
 
+def raw_transaction(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    """Run ``commands`` in one MULTI/EXEC sent in one round trip: EXEC's replies as ``raw`` gives them; an error reply
+    (one a command was queued with, the EXECABORT, or one inside EXEC's array) raises."""
+    *queued, replies = raw_many(client, [(b"MULTI",), *commands, (b"EXEC",)])
+    for reply in (*queued, *(replies if isinstance(replies, list) else ())):
+        if isinstance(reply, Exception):
+            raise reply
+    if isinstance(replies, Exception):
+        raise replies
+    return list(replies or ())
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One command on the wire and what came back (a value, or the error raised)."""

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import redis
 
 from . import keyspace
-from .connector import raw
-
-if TYPE_CHECKING:
-    from redis.client import Pipeline
-    from redis.typing import EncodableT, FieldT
+from .connector import raw, raw_transaction
 
 T = TypeVar("T")
 
@@ -23,29 +19,24 @@ def server_now_ms(client: redis.Redis) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
 
-def _fields(group: str | None) -> dict[FieldT, EncodableT]:
-    """A new job row: ``attempts`` 0, and the lane's ``group`` when it has one."""
-    fields: dict[FieldT, EncodableT] = {"attempts": 0}
-    if group is not None:
-        fields["group"] = keyspace.gate(group)
-    return fields
+Command = tuple[str | bytes | int, ...]
+
+
+def _fields(group: str | None) -> tuple[str | int, ...]:
+    """A new job row's fields and values: ``attempts`` 0, and the lane's ``group`` when it has one."""
+    return ("attempts", 0) if group is None else ("attempts", 0, "group", keyspace.gate(group))
 
 
 def enqueue(client: redis.Redis, queue: str, job_id: str, group: str | None = None) -> None:
     """Write a job's row with ``attempts`` 0 (and its lane ``group``) and push it to pending."""
-    row = keyspace.job_key(queue, job_id)
-    with client.pipeline(transaction=True) as tx:
-        tx.hset(row, mapping=_fields(group))
-        tx.rpush(keyspace.queue_key(queue, "pending"), job_id)
-        tx.execute()
+    raw_transaction(client, [("HSET", keyspace.job_key(queue, job_id), *_fields(group)),
+                             ("RPUSH", keyspace.queue_key(queue, "pending"), job_id)])
 
 
 def claim(client: redis.Redis, queue: str, job_id: str, lease_ms: int) -> int:
     """Take a job from pending into active at now + lease; return the new attempts, the holder's token."""
     now = server_now_ms(client)
-    with client.pipeline(transaction=True) as tx:
-        queue_claim(tx, queue, job_id, now + lease_ms)
-        _, attempts, _ = tx.execute()
+    _, attempts, _ = raw_transaction(client, claim_commands(queue, job_id, now + lease_ms))
     return int(attempts)
 
 
@@ -60,53 +51,49 @@ def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
 
 
 def enqueue_many(client: redis.Redis, queue: str, jobs: Sequence[tuple[str, str | None]]) -> None:
-    """Enqueue many ``(id, group)`` jobs, in order, a pipelined transaction a chunk."""
+    """Enqueue many ``(id, group)`` jobs, in order, a transaction sent in one round trip a chunk."""
     pending = keyspace.queue_key(queue, "pending")
     for part in chunks(jobs):
-        with client.pipeline(transaction=True) as tx:
-            for job_id, group in part:
-                tx.hset(keyspace.job_key(queue, job_id), mapping=_fields(group))
-            tx.rpush(pending, *[job_id for job_id, _ in part])
-            tx.execute()
+        raw_transaction(client, [*(("HSET", keyspace.job_key(queue, job_id), *_fields(group))
+                                   for job_id, group in part), ("RPUSH", pending, *(job_id for job_id, _ in part))])
 
 
 def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> list[tuple[str, int]]:
     """Claim the next ``count`` jobs of pending at one now + lease; return each id with its token."""
     now = server_now_ms(client)
+    active = keyspace.queue_key(queue, "active")
     claimed: list[tuple[str, int]] = []
     while len(claimed) < count:
         size = min(CHUNK, count - len(claimed))
         taken = [job_id.decode() for job_id in raw(client, "LPOP", keyspace.queue_key(queue, "pending"), size) or []]
         if not taken:
             break
-        with client.pipeline(transaction=True) as tx:
-            for job_id in taken:
-                tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
-            tx.zadd(keyspace.queue_key(queue, "active"), {job_id: now + lease_ms for job_id in taken})
-            attempts = tx.execute()[: len(taken)]  # the HINCRBYs' replies; the ZADD's comes after them
+        attempts = raw_transaction(client, [
+            *(("HINCRBY", keyspace.job_key(queue, job_id), "attempts", 1) for job_id in taken),
+            ("ZADD", active, *(part for job_id in taken for part in (now + lease_ms, job_id)))])[:len(taken)]
         claimed += [(job_id, int(n)) for job_id, n in zip(taken, attempts, strict=True)]
     return claimed
 
 
-def queue_reap(tx: Pipeline, queue: str, jobs: Sequence[str]) -> None:
-    """Queue on ``tx`` the reap of ``jobs``, each known to hold a lapsed lease: out of active, onto pending's tail."""
-    if jobs:
-        tx.zrem(keyspace.queue_key(queue, "active"), *jobs)
-        tx.rpush(keyspace.queue_key(queue, "pending"), *jobs)
+def reap_commands(queue: str, jobs: Sequence[str]) -> list[Command]:
+    """The reap of ``jobs``, each known to hold a lapsed lease: out of active, onto pending's tail."""
+    if not jobs:
+        return []
+    return [("ZREM", keyspace.queue_key(queue, "active"), *jobs),
+            ("RPUSH", keyspace.queue_key(queue, "pending"), *jobs)]
 
 
-def queue_claim(tx: Pipeline, queue: str, job_id: str, deadline_ms: int) -> None:
-    """Queue on ``tx`` the claim of ``job_id`` from pending into active until ``deadline_ms``."""
-    tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
-    tx.hincrby(keyspace.job_key(queue, job_id), "attempts", 1)
-    tx.zadd(keyspace.queue_key(queue, "active"), {job_id: deadline_ms})
+def claim_commands(queue: str, job_id: str, deadline_ms: int) -> list[Command]:
+    """The claim of ``job_id`` from pending into active until ``deadline_ms``."""
+    return [("LREM", keyspace.queue_key(queue, "pending"), 0, job_id),
+            ("HINCRBY", keyspace.job_key(queue, job_id), "attempts", 1),
+            ("ZADD", keyspace.queue_key(queue, "active"), deadline_ms, job_id)]
 
 
-def queue_remove(tx: Pipeline, queue: str, job_id: str) -> None:
-    """Queue on ``tx`` the deletion of a job: its row, its place in active and in pending."""
-    tx.delete(keyspace.job_key(queue, job_id))
-    tx.zrem(keyspace.queue_key(queue, "active"), job_id)
-    tx.lrem(keyspace.queue_key(queue, "pending"), 0, job_id)
+def remove_commands(queue: str, job_id: str) -> list[Command]:
+    """The deletion of a job: its row, its place in active and in pending."""
+    return [("DEL", keyspace.job_key(queue, job_id)), ("ZREM", keyspace.queue_key(queue, "active"), job_id),
+            ("LREM", keyspace.queue_key(queue, "pending"), 0, job_id)]
 
 
 def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None = None) -> list[str]:
@@ -118,18 +105,13 @@ def reap(client: redis.Redis, queue: str, at_ms: int, only: Sequence[str] | None
         lapsed = [job_id for job_id in only
                   if (score := client.zscore(active, job_id)) is not None and score <= at_ms]
     for job_id in lapsed:
-        with client.pipeline(transaction=True) as tx:
-            tx.zrem(active, job_id)
-            tx.rpush(keyspace.queue_key(queue, "pending"), job_id)
-            tx.execute()
+        raw_transaction(client, reap_commands(queue, [job_id]))
     return lapsed
 
 
 def remove(client: redis.Redis, queue: str, job_id: str) -> None:
     """Delete a job: its row, its place in active and in pending."""
-    with client.pipeline(transaction=True) as tx:
-        queue_remove(tx, queue, job_id)
-        tx.execute()
+    raw_transaction(client, remove_commands(queue, job_id))
 
 
 def deadline(client: redis.Redis, queue: str, job_id: str) -> int | None:

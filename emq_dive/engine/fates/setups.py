@@ -9,6 +9,7 @@ from enum import Enum
 import redis
 
 from ..echo_mq import jobs, keyspace, moves
+from ..echo_mq.connector import raw_transaction
 from ..fate_table import fate
 from ..stores.protocol import StoreLike
 
@@ -135,23 +136,13 @@ def settle_many(client: redis.Redis, queue: str, claimed: Sequence[tuple[str, st
     for job, key in claimed:
         by[member_setup(key).after].append(job)
     for part in moves.chunks(by[After.REMOVED]):
-        with client.pipeline(transaction=True) as tx:
-            for job in part:
-                moves.queue_remove(tx, queue, job)
-            tx.execute()
+        raw_transaction(client, [command for job in part for command in moves.remove_commands(queue, job)])
     for part in moves.chunks(by[After.OVERWRITTEN]):
-        with client.pipeline(transaction=True) as tx:
-            for job in part:
-                tx.set(keyspace.job_key(queue, job), "not a hash")
-            tx.execute()
+        raw_transaction(client, [("SET", keyspace.job_key(queue, job), "not a hash") for job in part])
     for part in moves.chunks(by[After.RECLAIMED]):
-        with client.pipeline(transaction=True) as tx:
-            moves.queue_reap(tx, queue, part)
-            tx.execute()
+        raw_transaction(client, moves.reap_commands(queue, part))
         again = [job for job, _ in moves.claim_many(client, queue, len(part), claim_lease_ms)]
         if again != list(part):
             raise RuntimeError(f"pending held other jobs than the ones just reaped: {again[:3]!r}…")
     for part in moves.chunks(by[After.REAPED]):
-        with client.pipeline(transaction=True) as tx:
-            moves.queue_reap(tx, queue, part)
-            tx.execute()
+        raw_transaction(client, moves.reap_commands(queue, part))

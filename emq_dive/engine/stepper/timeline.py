@@ -8,7 +8,7 @@ from typing import Any
 
 import redis
 
-from ..echo_mq.connector import raw
+from ..echo_mq.connector import raw, raw_transaction
 from ..stores import snapshot
 from .model import Member
 from .outcome import Verdict
@@ -139,16 +139,17 @@ class Timeline:
         """Undo ``log`` newest first in one transaction, with commands a user without ``@dangerous`` may run."""
         if not log:
             return
-        with self._client.pipeline(transaction=True) as tx:
-            for undo in reversed(log):
-                if undo.kind == "zset":
-                    tx.zrem(undo.key, undo.part) if undo.old is None else \
-                        tx.execute_command("ZADD", undo.key, undo.old, undo.part)
-                elif undo.kind == "hash":
-                    tx.hdel(undo.key, undo.part) if undo.old is None else tx.hset(undo.key, undo.part, undo.old)
-                else:
-                    snapshot.put(tx, undo.key, undo.entry)
-            tx.execute()
+        commands: list[tuple[Any, ...]] = []
+        for undo in reversed(log):
+            if undo.kind == "zset":
+                commands.append((b"ZREM", undo.key, undo.part) if undo.old is None else
+                                (b"ZADD", undo.key, undo.old, undo.part))
+            elif undo.kind == "hash":
+                commands.append((b"HDEL", undo.key, undo.part) if undo.old is None else
+                                (b"HSET", undo.key, undo.part, undo.old))
+            else:
+                commands += snapshot.put_commands(undo.key, undo.entry)
+        raw_transaction(self._client, commands)
 
     def rewind(self, step: int) -> None:
         """Forget what the timeline recorded at ``step``, the last one it holds."""

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import redis
 
-from ..echo_mq.connector import raw_many
+from ..echo_mq.connector import raw_many, raw_transaction
 from .expiry import queue_keys
 
 Pairs = tuple[tuple[bytes, bytes], ...]
@@ -84,11 +84,10 @@ def _take_chunk(client: redis.Redis, keys: list[bytes]) -> Snapshot:
         if kinds[key] not in _READ:
             raise TypeError(f"cannot snapshot {key!r}: a {kinds[key]} key")
     # the contents in one transaction, so a snapshot never holds half of a move another client made
-    *_, values = _replies(client, [(b"MULTI",), *((_READ[kinds[key]][0], key, *_READ[kinds[key]][1:])
-                                                  for key in present), (b"EXEC",)])
+    values = raw_transaction(client, [(_READ[kinds[key]][0], key, *_READ[kinds[key]][1:]) for key in present])
     ttls = {key: shapes[2 * i + 1] for i, key in enumerate(keys)}
     return {key: _entry(kinds[key], max(int(ttls[key]), -1), value)
-            for key, value in zip(present, values or [], strict=True)}
+            for key, value in zip(present, values, strict=True)}
 
 
 def _replies(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
@@ -105,24 +104,25 @@ def take(client: redis.Redis, queue: str) -> Snapshot:
     return take_keys(client, queue_keys(client, queue))
 
 
-def put(tx: Any, key: bytes, entry: Entry | None) -> None:
-    """Queue on ``tx`` the commands that make ``key`` hold ``entry`` (or not exist, for None)."""
-    tx.delete(key)
+def put_commands(key: bytes, entry: Entry | None) -> list[tuple[Any, ...]]:
+    """The commands that make ``key`` hold ``entry`` (or not exist, for None)."""
+    commands: list[tuple[Any, ...]] = [(b"DEL", key)]
     if entry is None:
-        return
+        return commands
     value = entry.value
     if entry.kind == "string":
-        tx.set(key, value)
+        commands.append((b"SET", key, value))
     elif entry.kind == "list":
-        tx.rpush(key, *value)
+        commands.append((b"RPUSH", key, *value))
     elif entry.kind == "hash":
-        tx.execute_command("HSET", key, *(x for pair in cast(Pairs, value) for x in pair))
+        commands.append((b"HSET", key, *(x for pair in cast(Pairs, value) for x in pair)))
     elif entry.kind == "zset":
-        tx.execute_command("ZADD", key, *(x for member, score in cast(Pairs, value) for x in (score, member)))
+        commands.append((b"ZADD", key, *(x for member, score in cast(Pairs, value) for x in (score, member))))
     else:
-        tx.sadd(key, *value)
+        commands.append((b"SADD", key, *value))
     if entry.ttl > 0:
-        tx.pexpire(key, entry.ttl)
+        commands.append((b"PEXPIRE", key, entry.ttl))
+    return commands
 
 
 def restore(client: redis.Redis, queue: str, snap: Snapshot) -> None:
@@ -136,10 +136,7 @@ def restore_keys(client: redis.Redis, snap: Snapshot, keys: Iterable[bytes]) -> 
     keys = list(keys)
     if not keys:
         return
-    with client.pipeline(transaction=True) as tx:
-        for key in keys:
-            put(tx, key, snap.get(key))
-        tx.execute()
+    raw_transaction(client, [command for key in keys for command in put_commands(key, snap.get(key))])
 
 
 def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
