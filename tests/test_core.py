@@ -434,17 +434,28 @@ def test_the_store_window_pages_with_a_neighbour_on_each_side(total: int) -> Non
     assert moves <= total // (WINDOW - 2), "the window moves once a page, not every step"
 
 
-def test_a_paused_collector_comes_back_on_and_freezes_nothing() -> None:
+def test_a_paused_collector_comes_back_on_with_the_move_in_the_oldest_generation_and_nothing_frozen() -> None:
     import gc
+    import weakref
 
     from emq_dive.views.tui.heap import collector_paused
 
-    frozen = gc.get_freeze_count()
+    class Node:
+        """A cycle's link that can be watched from outside it."""
+
     try:
         with collector_paused():
             assert not gc.isenabled()
             built = [[i] for i in range(1000)]
-        assert gc.isenabled() and gc.get_freeze_count() == frozen, len(built)
+            looped = Node()
+            looped.me = looped  # garbage only the collector can free, once it is dropped
+        assert gc.isenabled() and gc.get_freeze_count() == 0, "nothing stays frozen"
+        oldest = {id(obj) for obj in gc.get_objects(generation=2)}
+        assert id(built[0]) in oldest and id(looped) in oldest, "the move's objects skipped the young passes"
+        gone = weakref.ref(looped)
+        del looped
+        gc.collect()
+        assert gone() is None, "a cycle the move left behind still goes at the next full pass"
         gc.disable()
         with collector_paused():
             pass

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Run a batch-wide move with the cyclic collector off, and turn it back on after.
+    """Run a batch-wide move with the cyclic collector off, then hand what it built to the oldest generation.
 
     A big batch's move builds tens of thousands of long-lived objects, and the collector's full passes over
     them, each holding the interpreter for 50 to 100 ms, came again and again while they were being built.
@@ -20,6 +20,11 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # freeze then unfreeze moves every object to the oldest generation without a scan: the young pass
+            # that would else walk all the move built (66 ms at 10,000 members, 0.8 s at 100,000) never runs, and
+            # nothing stays frozen, so the move's garbage still goes at the next full pass
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
