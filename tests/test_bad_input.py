@@ -133,6 +133,15 @@ def test_the_key_gate_refuses_format_characters_and_names_them(char: str, name: 
     with pytest.raises(SandboxError, match=f"U\\+{ord(char):04X}"):
         from_lesson(lessons.load("batches-03")).with_id(0, f"JOB{char}01")
     assert keyspace.gate("JOB-é-01") == "JOB-é-01", "letters of any script still pass"
+    with pytest.raises(keyspace.IllFormed):
+        keyspace.job_keys("q", ["JOB01", f"JOB{char}02"])
+
+
+def test_many_job_keys_are_each_as_job_key_makes_it() -> None:
+    ids = ["JOB01", "JOB-é-02", b"JOB03"]
+    assert keyspace.job_keys("q-1", ids) == [keyspace.job_key("q-1", job_id) for job_id in ids]
+    with pytest.raises(keyspace.IllFormed):
+        keyspace.job_keys("a{b", ["JOB01"])
 
 
 @pytest.mark.parametrize("args", [["--sizes", "0"], ["--sizes", "abc"], ["--sizes", "-5"], ["--sizes", "99999999999"],

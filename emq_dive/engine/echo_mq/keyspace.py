@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 MAX_BYTES = 128
 _FORBIDDEN = {"{": "a '{'", "}": "a '}'", ":": "a ':'"}
@@ -62,6 +63,12 @@ def queue_key(queue: str | bytes, suffix: str) -> str:
 def job_key(queue: str | bytes, job_id: str | bytes) -> str:
     """The row key ``emq:{<queue>}:job:<id>`` of one job."""
     return queue_key(queue, "job:") + gate(job_id)
+
+
+def job_keys(queue: str | bytes, job_ids: Iterable[str | bytes]) -> list[str]:
+    """The row keys of many jobs, as ``job_key`` gives each (the queue is gated once, not once a job)."""
+    base = queue_key(queue, "job:")
+    return [base + gate(job_id) for job_id in job_ids]
 
 
 def _literal(text: str) -> str:

@@ -54,8 +54,9 @@ def enqueue_many(client: redis.Redis, queue: str, jobs: Sequence[tuple[str, str 
     """Enqueue many ``(id, group)`` jobs, in order, a transaction sent in one round trip a chunk."""
     pending = keyspace.queue_key(queue, "pending")
     for part in chunks(jobs):
-        raw_transaction(client, [*(("HSET", keyspace.job_key(queue, job_id), *_fields(group))
-                                   for job_id, group in part), ("RPUSH", pending, *(job_id for job_id, _ in part))])
+        rows = keyspace.job_keys(queue, [job_id for job_id, _ in part])
+        raw_transaction(client, [*(("HSET", row, *_fields(group)) for row, (_, group) in zip(rows, part, strict=True)),
+                                 ("RPUSH", pending, *(job_id for job_id, _ in part))])
 
 
 def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> list[tuple[str, int]]:
@@ -69,7 +70,7 @@ def claim_many(client: redis.Redis, queue: str, count: int, lease_ms: int) -> li
         if not taken:
             break
         attempts = raw_transaction(client, [
-            *(("HINCRBY", keyspace.job_key(queue, job_id), "attempts", 1) for job_id in taken),
+            *(("HINCRBY", row, "attempts", 1) for row in keyspace.job_keys(queue, taken)),
             ("ZADD", active, *(part for job_id in taken for part in (now + lease_ms, job_id)))])[:len(taken)]
         claimed += [(job_id, int(n)) for job_id, n in zip(taken, attempts, strict=True)]
     return claimed

@@ -50,7 +50,7 @@ class Ahead:
     def __init__(self, client: redis.Redis, queue: str, held: Sequence[tuple[str, int]]) -> None:
         self._client = client
         self._ids = [job_id.encode() for job_id, _ in held]
-        self._keys = [keyspace.job_key(queue, job_id).encode() for job_id, _ in held]
+        self._keys = [key.encode() for key in keyspace.job_keys(queue, [job_id for job_id, _ in held])]
         self._by_key = {key: i for i, key in reversed(list(enumerate(self._keys)))}
         self._by_id = {job: i for i, job in reversed(list(enumerate(self._ids)))}
         self._fields: set[bytes] = set()
