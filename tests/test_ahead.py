@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import pytest
 
+from emq_dive.engine.echo_mq import scripts
 from emq_dive.engine.echo_mq.connector import error_text
 from emq_dive.engine.stepper import Stepper, ahead
 from emq_dive.engine.stepper import stepper as stepper_module
@@ -22,7 +23,13 @@ class Spied(ahead.Ahead):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.read_aheads = 0
         Spied.made.append(self)
+
+    def _learn(self, args):
+        learned = super()._learn(args)
+        self.read_aheads += learned
+        return learned
 
 
 @pytest.fixture
@@ -52,25 +59,30 @@ def _calls(step, frozen: bool = True) -> list[tuple]:
             for c in step.calls]
 
 
-def _both(store, size: int):
+def _both(store, size: int, wire: int = 4, mode: str = "batch"):
     """The same batch run a step at a time, then (after Home) run to the end in one move."""
     held = _held(store, size)
     before = dumps(store)
-    one = Stepper(store, held, 30_000)
+    one = Stepper(store, held, 30_000, wire, mode)
     by_step = run_all(one)
     after_steps = dumps(store)
     one.home()
     assert dumps(store) == before
-    two = Stepper(store, held, 30_000)
+    two = Stepper(store, held, 30_000, wire, mode)
     two.end()
     return by_step, after_steps, two, before
 
 
-def test_a_long_move_runs_ahead_and_ends_as_a_step_at_a_time(any_store, spied):
-    by_step, after_steps, two, before = _both(any_store, 40)
+@pytest.mark.parametrize(("wire", "mode"), [(4, "batch"), (4, "singles"), (4, "guard-off"), (6, "batch")])
+def test_a_long_move_runs_ahead_and_ends_as_a_step_at_a_time(any_store, spied, wire, mode):
+    by_step, after_steps, two, before = _both(any_store, 40, wire, mode)
     frozen = any_store.kind == "fakeredis"
     assert spied and all(found.wrong is None for found in spied)
+    # a read-ahead a window (two for the first, as the script shows what it reads), not one a member
+    windows = -(-len(by_step) // ahead.READ_AHEAD)
+    assert sum(found.read_aheads for found in spied) <= (windows + 2 if wire == 4 else 0)
     assert len(two.steps) == len(by_step) and two.finished
+    assert two.steps[-1].round_trips == by_step[-1].round_trips
     for a, b in zip(by_step, two.steps, strict=True):
         assert _calls(a, frozen) == _calls(b, frozen)
         # a live server's clock moves between the runs: the member held twice reads its own new score
@@ -119,3 +131,22 @@ def test_the_score_a_write_leaves_is_known_only_when_exact():
     assert ahead._score(b"1.5") is None
     assert ahead._score(b"9007199254740993") is None
     assert ahead._score(b"nan-ish") is None
+
+
+def test_a_write_the_read_ahead_cannot_follow_makes_it_read_again(fake_store, spied):
+    base = scripts.extend_locks()
+    counted = base.source.replace("  local att = redis.call('HGET', row, 'attempts') -- @check-row",
+                                  "  local att = redis.call('HGET', row, 'attempts') -- @check-row\n"
+                                  "  redis.call('HINCRBY', row, 'attempts', 1)")
+    assert counted != base.source
+    yours = {"extend_locks": scripts.edited(base, counted)}
+    held = _held(fake_store, 20)
+    one = Stepper(fake_store, held, 30_000, yours=yours)
+    by_step = run_all(one)
+    after_steps = dumps(fake_store)
+    one.home()
+    two = Stepper(fake_store, held, 30_000, yours=yours)
+    two.end()
+    assert spied and all(found.wrong is None for found in spied), "every read it fed was read after the write"
+    assert [_calls(step) for step in two.steps] == [_calls(step) for step in by_step]
+    assert dumps(fake_store) == after_steps

@@ -79,7 +79,8 @@ class Ahead:
                 self._queued.append(Queued(self.step, tuple(args), fed.reply, undo))
                 return fed
         self.flush()
-        self._known.clear()
+        if is_write(args):  # a write the read-ahead cannot follow may change anything it read
+            self._known.clear()
         return None
 
     def flush(self) -> None:
@@ -129,9 +130,9 @@ class Ahead:
         if command == b"HGET" and len(args) == 3 and args[1] in self._by_key:
             self._fields.add(args[2])
             start = self._by_key[args[1]]
-        elif command == b"ZSCORE" and len(args) == 3 and args[2] in self._by_id:
-            self._sets.add(args[1])
-            start = self._by_id[args[2]]
+        elif command in (b"ZSCORE", b"ZADD") and len(args) == 3 + (command == b"ZADD") and args[-1] in self._by_id:
+            self._sets.add(args[1])  # a ZADD's reply says whether the member was there: its ZSCORE tells
+            start = self._by_id[args[-1]]
         else:
             return False
         self.flush()
