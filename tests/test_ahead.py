@@ -150,3 +150,14 @@ def test_a_write_the_read_ahead_cannot_follow_makes_it_read_again(fake_store, sp
     assert spied and all(found.wrong is None for found in spied), "every read it fed was read after the write"
     assert [_calls(step) for step in two.steps] == [_calls(step) for step in by_step]
     assert dumps(fake_store) == after_steps
+
+
+def test_end_runs_a_script_that_takes_more_steps_than_members_to_its_return(fake_store):
+    base = scripts.extend_locks()
+    again = "for j = 2, #ARGV - 1, 2 do redis.call('HGET', base .. 'job:' .. ARGV[j], 'attempts') end\n"
+    twice = base.source.replace("return failed -- @reply", again + "return failed -- @reply")
+    assert twice != base.source
+    held = build(fake_store, ["live", "stale"] * 6).held
+    stepper = Stepper(fake_store, held, 30_000, yours={"extend_locks": scripts.edited(base, twice)})
+    end = stepper.end()
+    assert end.done and end.error is None and stepper.position > stepper.count

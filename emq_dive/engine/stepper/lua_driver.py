@@ -108,7 +108,8 @@ class LuaDriver:
             lines, self._carry = lines[:cut], lines[cut:]
             frames, self._frames = frames[:-1], frames[-1:]
         failed = tuple(f.decode() for f in run.failed_from(len(before.failed)))
-        members = (self._member(before.members[index - 1], calls, lines, failed),) if member_started else ()
+        members = (self._member(before.members[index - 1], calls, lines, failed),) \
+            if member_started and index <= len(before.members) else ()  # a learner's script may read on past them
         return Outcome(tuple(lines), tuple(calls), run.now, reply, error, self._pending[0] != "call",
                        members, failed, round_trips=1 if index == 1 else 0, locals=tuple(frames))
 

@@ -135,8 +135,10 @@ class Stepper:
         return self.current
 
     def end(self) -> Step:
-        """Run every remaining step."""
-        return self.run_to(self.count)
+        """Run every remaining step (a learner's script may take more steps than the batch has members)."""
+        while not self.current.done:
+            self.run_to(max(self.count, self.position + 1))
+        return self.current
 
     def run_to(self, target: int) -> Step:
         """Run forward to step ``target`` (or the end); a long run goes ahead in pipelines (see ahead.Ahead), and a
