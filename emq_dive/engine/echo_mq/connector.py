@@ -118,16 +118,23 @@ def raw_many(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any
         pool.release(conn)
 
 
+def raw_replies(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    """``raw_many``, with the first error reply raised (as a redis-py pipeline raises it)."""
+    return _raised(raw_many(client, commands))
+
+
 def raw_transaction(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
     """Run ``commands`` in one MULTI/EXEC sent in one round trip: EXEC's replies as ``raw`` gives them; an error reply
     (one a command was queued with, the EXECABORT, or one inside EXEC's array) raises."""
-    *queued, replies = raw_many(client, [(b"MULTI",), *commands, (b"EXEC",)])
-    for reply in (*queued, *(replies if isinstance(replies, list) else ())):
+    *_, replies = raw_replies(client, [(b"MULTI",), *commands, (b"EXEC",)])
+    return _raised(list(replies or ()))
+
+
+def _raised(replies: list[Any]) -> list[Any]:
+    for reply in replies:
         if isinstance(reply, Exception):
             raise reply
-    if isinstance(replies, Exception):
-        raise replies
-    return list(replies or ())
+    return replies
 
 
 @dataclass(frozen=True)

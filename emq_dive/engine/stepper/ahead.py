@@ -4,7 +4,7 @@ its commands go to the store in pipelines, each reply then checked against the o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -40,7 +40,7 @@ class Queued:
 class Lane:
     """Where a run's commands go: straight to the store, or through the run-ahead while a long move has one."""
 
-    ahead: Ahead | None = field(default=None)
+    ahead: Ahead | None = None
 
 
 class Ahead:

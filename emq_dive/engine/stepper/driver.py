@@ -153,7 +153,7 @@ def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line:
             shared: Shared | None = None, paired: PairedRead | None = None) -> Call:
     """Send one command the stepped code asked for to the live store, recording first what a write replaces: the
     one way every driver and the twin's host send (an error reply comes back as the reply)."""
-    undo = paired(args) if paired is not None and before_write is not None and is_write(args) else None
+    undo = _undo_read(before_write, paired, args)
     if undo is not None:
         old, reply = raw_pair(store.client, undo.read, args)  # the read runs first, on the same connection
         undo.noted(old)
@@ -165,6 +165,11 @@ def send_to(store: StoreLike, before_write: WriteHook | None, source: str, line:
         except redis.ResponseError as err:
             reply = err
     return _call(source, line, args, reply, shared)
+
+
+def _undo_read(before_write: WriteHook | None, paired: PairedRead | None, args: Sequence[bytes]) -> UndoRead | None:
+    """The read that notes what ``args`` replaces, to send just before it, where the run keeps an undo log."""
+    return paired(args) if paired is not None and before_write is not None and is_write(args) else None
 
 
 def _call(source: str, line: int, args: Sequence[bytes], reply: Any, shared: Shared | None) -> Call:
@@ -181,9 +186,7 @@ def send(batch: Batch, source: str, line: int, args: Sequence[bytes]) -> Call:
         batch.screen(args)
     ahead = batch.lane.ahead
     if ahead is not None:
-        undo = batch.paired(args) if batch.paired is not None and batch.before_write is not None and is_write(args) \
-            else None
-        fed = ahead.feed(args, undo)
+        fed = ahead.feed(args, _undo_read(batch.before_write, batch.paired, args))
         if fed is not None:
             return _call(source, line, args, fed.reply, batch.shared)
     return send_to(batch.store, batch.before_write, source, line, args, batch.shared, batch.paired)

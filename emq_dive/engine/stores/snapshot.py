@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import redis
 
-from ..echo_mq.connector import raw_many, raw_transaction
+from ..echo_mq.connector import raw_replies, raw_transaction
 from .expiry import queue_keys
 
 Pairs = tuple[tuple[bytes, bytes], ...]
@@ -61,6 +61,9 @@ def _entry(kind: str, ttl: int, reply: Any) -> Entry:
     return Entry(kind, tuple(sorted(_bytes(x) for x in reply)), ttl)
 
 
+_PLAIN_KINDS = ("string", "list", "hash", "zset")
+"""The kinds ``read`` gives the contents of."""
+
 CHUNK = 1000
 """Keys read per pipeline, so a big queue's snapshot never holds more than a chunk of commands and replies at once."""
 
@@ -77,26 +80,23 @@ def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
 def _take_chunk(client: redis.Redis, keys: list[bytes]) -> Snapshot:
     if not keys:
         return {}
-    shapes = _replies(client, [command for key in keys for command in ((b"TYPE", key), (b"PTTL", key))])
+    shapes = raw_replies(client, [command for key in keys for command in ((b"TYPE", key), (b"PTTL", key))])
     kinds = {key: _bytes(shapes[2 * i]).decode() for i, key in enumerate(keys)}
     present = [key for key in keys if kinds[key] != "none"]
     for key in present:
         if kinds[key] not in _READ:
             raise TypeError(f"cannot snapshot {key!r}: a {kinds[key]} key")
     # the contents in one transaction, so a snapshot never holds half of a move another client made
-    values = raw_transaction(client, [(_READ[kinds[key]][0], key, *_READ[kinds[key]][1:]) for key in present])
+    values = raw_transaction(client, [_read_command(kinds[key], key) for key in present])
     ttls = {key: shapes[2 * i + 1] for i, key in enumerate(keys)}
     return {key: _entry(kinds[key], max(int(ttls[key]), -1), value)
             for key, value in zip(present, values, strict=True)}
 
 
-def _replies(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
-    """The replies to ``commands`` sent in one round trip; an error reply raises, as a pipeline's would."""
-    replies = raw_many(client, commands)
-    for reply in replies:
-        if isinstance(reply, Exception):
-            raise reply
-    return replies
+def _read_command(kind: str, key: bytes, whole: Collection[str] = _READ.keys()) -> tuple[Any, ...]:
+    """The command that reads a whole ``kind`` key, or TYPE again for a kind not in ``whole``."""
+    command, *args = _READ[kind] if kind in whole else ("TYPE",)
+    return (command, key, *args)
 
 
 def take(client: redis.Redis, queue: str) -> Snapshot:
@@ -149,9 +149,10 @@ def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
 
 
 def _read_chunk(client: redis.Redis, keys: list[bytes]) -> dict[bytes, Any]:
-    kinds = _replies(client, [(b"TYPE", key) for key in keys])
-    values = _replies(client, [(_READ[kind.decode()][0], key, *_READ[kind.decode()][1:]) if kind.decode() in _READ
-                               else (b"TYPE", key) for key, kind in zip(keys, kinds, strict=True)])
+    kinds = raw_replies(client, [(b"TYPE", key) for key in keys])
+    # a set reads as its type, as ``plain`` gives it
+    values = raw_replies(client, [_read_command(kind.decode(), key, _PLAIN_KINDS)
+                                  for key, kind in zip(keys, kinds, strict=True)])
     return {key: _plain_reply(kind, value) for key, kind, value in zip(keys, kinds, values, strict=True)}
 
 
