@@ -45,11 +45,16 @@ def error_text(err: BaseException) -> str:
 
 def _as_sent(reply: Any) -> Any:
     """A reply as RESP2 carries it: the embedded store hands back scores as floats, a server as bulk strings."""
-    if isinstance(reply, float):
+    kind = type(reply)
+    if kind is list:
+        # a list with nothing to reshape (every reply from a server) is handed back as it came, not copied
+        return [_as_sent(item) for item in reply] if any(type(item) in _RESHAPED for item in reply) else reply
+    if kind is float:
         return (str(int(reply)) if reply.is_integer() else f"{reply:.17g}").encode()
-    if isinstance(reply, list):
-        return [_as_sent(item) for item in reply]
     return reply
+
+
+_RESHAPED = (float, list)
 
 
 def raw(client: redis.Redis, *args: Any) -> Any:
