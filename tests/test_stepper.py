@@ -407,7 +407,35 @@ def test_verify_notices_a_store_changed_under_it(fake_store):
     stepper.end()
     fake_store.client.hset(keyspace.job_key(fake_store.queue, "JOB01"), "attempts", "9")
     agreement = stepper.verify()
-    assert not agreement.agree and agreement.differences
+    active = keyspace.queue_key(fake_store.queue, "active")
+    assert not agreement.agree
+    assert [d.split(": stepped")[0] for d in agreement.differences] == [
+        "failed lists differ", "the atomic run did not re-score every member at one shared score", active]
+    assert "b'JOB01': 'now+lease'" in agreement.differences[-1].split(", atomic")[0]
+    # the atomic run left JOB01 unscored; the check put the stepped end back
+    assert moves.deadline(fake_store.client, fake_store.queue, "JOB01") == stepper.current.now + LEASE
+
+
+def test_the_ends_keep_only_what_differs_and_see_a_key_the_atomic_run_left_out(fake_store):
+    """The agreement's two ends: a key only the stepped end has is put back and reported; equal keys are not kept."""
+    from emq_dive.engine.stepper.agreement import Ends
+    from emq_dive.engine.stores import snapshot
+
+    build(fake_store)
+    client, queue = fake_store.client, fake_store.queue
+    stepped = snapshot.take(client, queue)
+    extra = keyspace.queue_key(queue, "extra").encode()
+    stepped[extra] = snapshot.Entry("string", b"only stepped")
+    row = keyspace.job_key(queue, "JOB01").encode()
+    client.hset(row, "attempts", "7")
+    ends = Ends(client, queue, stepped)
+    active = keyspace.queue_key(queue, "active").encode()
+    assert set(ends.atomic) == {row, active}, "an unlike key and the active set are kept, nothing else"
+    assert sorted(ends.differing()) == sorted([extra, row])
+    assert ends.atomic_value(extra) is None and ends.atomic_value(row)[b"attempts"] == b"7"
+    said = ends.differences({}, {}, None)
+    assert [d.split(": stepped")[0] for d in said] == sorted([extra.decode(), row.decode()])
+    assert said[sorted([extra, row]).index(extra)].endswith("stepped b'only stepped', atomic None")
 
 
 # -- where the focus points --------------------------------------------------------------

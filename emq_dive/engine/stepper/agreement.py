@@ -10,6 +10,7 @@ import redis
 from ..echo_mq import keyspace, moves
 from ..echo_mq.connector import error_text
 from ..stores import snapshot
+from ..stores.expiry import queue_keys
 from ..stores.protocol import StoreLike
 from .driver import Driver, Interlude
 from .model import Agreement, Step
@@ -28,19 +29,17 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
     client, queue = store.client, store.queue
     rescored = tuple(m.id for m in stepped.members if m.verdict is Verdict.RESCORED)
     stepped_end = snapshot.take(client, queue)
-    stepped_state = snapshot.plain(stepped_end)
     timeline.undo_all()
     before = moves.server_now_ms(client)
     command, atomic_reply = driver.atomic(between)
     after = moves.server_now_ms(client)
-    atomic_state = snapshot.read(client, queue)
-    snapshot.restore_keys(client, stepped_end, [
-        key for key in set(stepped_state) | set(atomic_state) if stepped_state.get(key) != atomic_state.get(key)])
+    ends = Ends(client, queue, stepped_end)
+    snapshot.restore_keys(client, stepped_end, ends.differing())
     run_id = _run_id(store)
+    active = ends.atomic_value(keyspace.queue_key(queue, "active").encode())
     if not driver.one_command:
-        return _singles(driver, command, stepped, atomic_reply, (before, after), lease_ms, run_id,
-                        (stepped_state, atomic_state), queue)
-    atomic_now = _atomic_now(queue, lease_ms, atomic_state, rescored)
+        return _singles(driver, command, stepped, atomic_reply, (before, after), lease_ms, run_id, ends, active)
+    atomic_now = _atomic_now(lease_ms, active, rescored)
     differences: list[str] = []
     stepped_reply = stepped.reply if stepped.error is None else stepped.error
     atomic_text = error_text(atomic_reply) if isinstance(atomic_reply, Exception) else atomic_reply
@@ -55,8 +54,8 @@ def verify(store: StoreLike, driver: Driver, timeline: Timeline, stepped: Step, 
         differences.append("the atomic run did not re-score every member at one shared score")
     elif atomic_now is not None and not before <= atomic_now <= after:
         differences.append(f"the atomic run's now {atomic_now} is outside its clock reads {before}..{after}")
-    differences += _state_differences(_view(stepped_state, _shared(stepped.now, rescored, lease_ms), run_id),
-                                      _view(atomic_state, _shared(atomic_now, rescored, lease_ms), run_id))
+    differences += ends.differences(_shared(stepped.now, rescored, lease_ms), _shared(atomic_now, rescored, lease_ms),
+                                    run_id)
     return Agreement(wire=driver.wire, command=command, stepped_reply=stepped_reply,
                      atomic_reply=atomic_text, stepped_now=stepped.now, atomic_now=atomic_now,
                      rescored=rescored, agree=not differences, differences=tuple(differences))
@@ -70,9 +69,8 @@ def _run_id(store: StoreLike) -> bytes | None:
         return None
 
 
-def _atomic_now(queue: str, lease_ms: int, state: dict[bytes, Any], rescored: tuple[str, ...]) -> int | None:
+def _atomic_now(lease_ms: int, active: Any, rescored: tuple[str, ...]) -> int | None:
     """The now the atomic run read: its one shared score less the lease, if every re-scored member has it."""
-    active = state.get(keyspace.queue_key(queue, "active").encode())
     if not rescored or not isinstance(active, dict):
         return None
     scores = {active.get(_b(job_id)) for job_id in rescored}
@@ -89,8 +87,7 @@ def _shared(now: int | None, rescored: Sequence[str], lease_ms: int) -> dict[byt
 
 
 def _singles(driver: Driver, command: tuple[bytes, ...], stepped: Step, atomic_reply: Any,
-             clock: tuple[int, int], lease_ms: int, run_id: bytes | None,
-             states: tuple[dict[bytes, Any], dict[bytes, Any]], queue: str) -> Agreement:
+             clock: tuple[int, int], lease_ms: int, run_id: bytes | None, ends: Ends, active: Any) -> Agreement:
     """Singles: each call's reply class and each re-scored member's own deadline, call for call."""
     stepped_replies = [1 if m.error is None else m.error for m in stepped.members]
     atomic_replies = [error_text(r) if isinstance(r, Exception) else r for r in atomic_reply]
@@ -100,35 +97,72 @@ def _singles(driver: Driver, command: tuple[bytes, ...], stepped: Step, atomic_r
             differences.append(f"{member.id}: stepped {mine!r}, unstepped {theirs!r}")
     if len(stepped_replies) != len(atomic_replies):
         differences.append(f"stepped {len(stepped_replies)} calls, unstepped {len(atomic_replies)}")
-    stepped_state, atomic_state = states
     rescored = tuple(m.id for m in stepped.members if m.verdict is Verdict.RESCORED)
-    active = atomic_state.get(keyspace.queue_key(queue, "active").encode())
     theirs_at = {_b(j): int(active[_b(j)]) for j in rescored if isinstance(active, dict) and _b(j) in active}
     atomic_nows = [score - lease_ms for score in theirs_at.values()]
     if any(not clock[0] <= now <= clock[1] for now in atomic_nows):
         differences.append(f"an unstepped call's now is outside its clock reads {clock[0]}..{clock[1]}")
     mine_at = {_b(m.id): m.new_score for m in stepped.members if m.verdict is Verdict.RESCORED and m.new_score}
-    differences += _state_differences(_view(stepped_state, mine_at, run_id), _view(atomic_state, theirs_at, run_id))
+    differences += ends.differences(mine_at, theirs_at, run_id)
     return Agreement(wire=driver.wire, command=command, stepped_reply=stepped_replies, atomic_reply=atomic_replies,
                      stepped_now=stepped.clock_reads[0] if stepped.clock_reads else None,
                      atomic_now=min(atomic_nows) if atomic_nows else None, rescored=rescored,
                      agree=not differences, differences=tuple(differences))
 
 
-def _state_differences(stepped_view: dict[bytes, Any], atomic_view: dict[bytes, Any]) -> list[str]:
-    return [f"{key.decode()}: stepped {stepped_view.get(key)!r}, atomic {atomic_view.get(key)!r}"
-            for key in sorted(set(stepped_view) | set(atomic_view)) if stepped_view.get(key) != atomic_view.get(key)]
+class Ends:
+    """The queue as the stepped run and as the atomic run left it: the atomic end is read a chunk at a time and only
+    what differs from the stepped end is kept, so a big queue is held once, not copied into plain values and views."""
+
+    def __init__(self, client: redis.Redis, queue: str, stepped: snapshot.Snapshot) -> None:
+        self.stepped = stepped
+        keys = queue_keys(client, queue)
+        self.atomic: snapshot.Snapshot = {}
+        """The atomic end's entries that differ from the stepped end's, and every active set."""
+        for chunk in snapshot.take_chunks(client, keys):
+            self.atomic.update((key, entry) for key, entry in chunk.items()
+                               if entry != stepped.get(key) or key.endswith(b":active"))
+        self.gone = stepped.keys() - set(keys)
+        """Keys the stepped run left that the atomic run did not."""
+
+    def differing(self) -> list[bytes]:
+        """The keys whose type or contents the two runs left unlike (the ones to put back to the stepped end)."""
+        return [key for key in self.gone | self.atomic.keys() if key in self.gone or
+                self.stepped.get(key) != self.atomic[key]]
+
+    def _atomic(self, key: bytes) -> snapshot.Entry | None:
+        if key in self.gone:
+            return None
+        return self.atomic.get(key, self.stepped.get(key))
+
+    def atomic_value(self, key: bytes) -> Any:
+        """``key`` as the atomic run left it, as ``snapshot.read`` gives it (None when it does not exist)."""
+        entry = self._atomic(key)
+        return None if entry is None else snapshot.plain_value(entry)
+
+    def differences(self, stepped_deadlines: dict[bytes, int], atomic_deadlines: dict[bytes, int],
+                    run_id: bytes | None) -> list[str]:
+        """Each key whose view differs, in key order: an active set with each re-scored member's own deadline
+        written ``now+lease``, a hash with the server's run_id written ``<run_id>``."""
+        out = []
+        for key in sorted(self.gone | self.atomic.keys()):  # equal contents read alike, but for an active set's
+            mine, theirs = self.stepped.get(key), self._atomic(key)  # view, which depends on its side's deadlines
+            mine_view, theirs_view = (_view(key, entry, deadlines, run_id) for entry, deadlines in
+                                      ((mine, stepped_deadlines), (theirs, atomic_deadlines)))
+            if mine_view != theirs_view:
+                out.append(f"{key.decode()}: stepped {mine_view!r}, atomic {theirs_view!r}")
+        return out
 
 
-def _view(state: dict[bytes, Any], deadlines: dict[bytes, int], run_id: bytes | None) -> dict[bytes, Any]:
-    """The queue's keys with each re-scored member's own now+lease, and the run_id, written symbolically."""
-    view: dict[bytes, Any] = {}
-    for key, value in state.items():
-        if isinstance(value, dict) and key.endswith(b":active"):
-            value = {member: ("now+lease" if deadlines.get(member) == int(score) else int(score))
-                     for member, score in value.items()}
-        elif isinstance(value, dict):
-            value = {name: (b"<run_id>" if run_id is not None and field == run_id else field)
-                     for name, field in value.items()}
-        view[key] = value
-    return view
+def _view(key: bytes, entry: snapshot.Entry | None, deadlines: dict[bytes, int], run_id: bytes | None) -> Any:
+    """One key as plain values, symbolic where the two runs may rightly differ (None when it does not exist)."""
+    if entry is None:
+        return None
+    value = snapshot.plain_value(entry)
+    if isinstance(value, dict) and key.endswith(b":active"):
+        return {member: ("now+lease" if deadlines.get(member) == int(score) else int(score))
+                for member, score in value.items()}
+    if isinstance(value, dict):
+        return {name: (b"<run_id>" if run_id is not None and field == run_id else field)
+                for name, field in value.items()}
+    return value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -70,11 +70,16 @@ CHUNK = 1000
 
 def take_keys(client: redis.Redis, keys: Iterable[bytes]) -> Snapshot:
     """Each of ``keys`` that exists, with its type, contents and PTTL (read a chunk of keys at a time)."""
-    keys = list(keys)
     out: Snapshot = {}
-    for start in range(0, len(keys), CHUNK):
-        out.update(_take_chunk(client, keys[start:start + CHUNK]))
+    for chunk in take_chunks(client, list(keys)):
+        out.update(chunk)
     return out
+
+
+def take_chunks(client: redis.Redis, keys: Sequence[bytes]) -> Iterator[Snapshot]:
+    """``take_keys`` a chunk at a time, for a caller that keeps only part of what it reads."""
+    for start in range(0, len(keys), CHUNK):
+        yield _take_chunk(client, list(keys[start:start + CHUNK]))
 
 
 def _take_chunk(client: redis.Redis, keys: list[bytes]) -> Snapshot:
@@ -167,17 +172,18 @@ def _plain_reply(kind: bytes, value: Any) -> Any:
 
 def plain(snap: Snapshot) -> dict[bytes, Any]:
     """The keys of ``snap`` as ``read`` gives them, so a snapshot just taken need not be read a second time."""
-    out: dict[bytes, Any] = {}
-    for key, entry in snap.items():
-        value = entry.value
-        if entry.kind == "zset":
-            out[key] = {member: float(score) for member, score in cast(Pairs, value)}
-        elif entry.kind == "hash":
-            out[key] = dict(cast(Pairs, value))
-        elif entry.kind == "list":
-            out[key] = list(value)
-        elif entry.kind == "string":
-            out[key] = value
-        else:
-            out[key] = entry.kind.encode()
-    return out
+    return {key: plain_value(entry) for key, entry in snap.items()}
+
+
+def plain_value(entry: Entry) -> Any:
+    """One entry's contents as ``read`` gives them: a zset as {member: float score}, a hash as a dict, a set's type."""
+    value = entry.value
+    if entry.kind == "zset":
+        return {member: float(score) for member, score in cast(Pairs, value)}
+    if entry.kind == "hash":
+        return dict(cast(Pairs, value))
+    if entry.kind == "list":
+        return list(value)
+    if entry.kind == "string":
+        return value
+    return entry.kind.encode()
