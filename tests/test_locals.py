@@ -168,3 +168,17 @@ def test_a_table_changed_in_place_prints_anew_at_the_next_call():
     shown = [dict(frame.pairs) for frame in frames]
     assert [one["t"] for one in shown] == ["{1}", "{2}", '{2; "x"}', '{2; "x"}', '{2; "x"; true}', '{2; "x"; true}']
     assert shown[4]["n"] == '{{2; "x"; true}}', "a table inside a table is printed afresh each time"
+
+
+def test_a_local_that_keeps_its_value_keeps_its_text_and_a_zero_that_turns_negative_prints_anew():
+    """Only what changed is printed again: a zero that turns to -0 is equal in Lua but prints apart, as in LDB."""
+    source = "local z = 0\nlocal s = 'same'\nredis.call('PING')\nz = -z\nredis.call('PING')\ns = 'other'\n" \
+             "redis.call('PING')\nreturn 1\n"
+    lua = LuaRun(source, "zeros.lua", [], [])
+    pending = lua.advance()
+    while pending[0] == "call":
+        pending = lua.advance(b"PONG")
+    frames = lua.frames()
+    assert [dict(frame.pairs) for frame in frames[:3]] == [
+        {"z": "0", "s": '"same"'}, {"z": "-0", "s": '"same"'}, {"z": "-0", "s": '"other"'}]
+    assert [frames[k].changed for k in (1, 2)] == [{"z"}, {"s"}]

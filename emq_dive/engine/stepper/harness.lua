@@ -61,21 +61,32 @@ function show(v, level, budget)
   end
   return '"' .. kind .. '@' .. (tostring(v):match('0x%x+') or '?') .. '"'
 end
-local function printed(thread, level)
-  local names, texts, j = {}, {}, 1
+local function printed(thread, level, last)
+  -- each local's name and printed text, and the ones the screen follows (now and failed); with ``last``, the
+  -- frame before's values, a local that still holds the same string or number reuses its text
+  local names, texts, values, vars, j, n = {}, {}, {}, {}, 1, 0
   while true do
     local name, value
     if thread then name, value = debug.getlocal(thread, level, j) else name, value = debug.getlocal(level + 1, j) end
     if not name then break end
     if name ~= '(*temporary)' then
-      local budget = LINE - 11 - #name
-      local text = show(value, 0, budget)
-      if #text > budget then text = sub(text, 1, budget) .. ' ...' end
-      names[#names + 1] = name; texts[#texts + 1] = text
+      n = n + 1
+      local text, kind = nil, type(value)
+      -- not a table (its contents may change), nor a zero (0 and -0 are equal but print apart)
+      local same = kind == 'string' or kind == 'number' and value ~= 0
+      if same and last and last.names[n] == name and last.values[n] == value then
+        text = last.texts[n]
+      else
+        local budget = LINE - 11 - #name
+        text = show(value, 0, budget)
+        if #text > budget then text = sub(text, 1, budget) .. ' ...' end
+      end
+      names[n], texts[n], values[n] = name, text, value
+      if name == 'now' or name == 'failed' then vars[name] = value end
     end
     j = j + 1
   end
-  return names, texts
+  return names, texts, values, vars
 end
 local function start(source, chunkname, keys, argv, returns)
   local trace = {}
@@ -97,7 +108,7 @@ local function start(source, chunkname, keys, argv, returns)
     last_names, last_texts = names, texts
     return (whole and 'k' or 'd') .. concat(out, '\0')
   end
-  local function watched(thread, level)  -- the locals the screen follows, now and failed, of a frame
+  local function watched(thread, level)  -- the locals the screen follows, now and failed, at the return
     local vars, j = {}, 1
     while true do
       local name, value
@@ -157,12 +168,14 @@ local function start(source, chunkname, keys, argv, returns)
     end
   end
   -- a call's locals are read here, outside the coroutine, where no line hook runs for each line that prints them
+  local last  -- the locals of the call before, by position: names, printed texts and values
   local function resume(reply)
     spent = 0
     local ok, kind, line, args, vars, names, texts, at = coroutine.resume(co, reply)
     if ok and kind == 'call' then
-      local level = caller()
-      return ok, kind, line, args, watched(co, level), framed(printed(co, level)), line
+      local names, texts, values, vars = printed(co, caller(), last)
+      last = {names = names, texts = texts, values = values}
+      return ok, kind, line, args, vars, framed(names, texts), line
     end
     if ok and kind == 'done' and names then return ok, kind, line, args, vars, framed(names, texts), at end
     return ok, kind, line, args, vars
