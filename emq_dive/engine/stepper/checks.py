@@ -37,7 +37,12 @@ def checked(attempts: object, token_ok: bool | None, score: object, score_read: 
 
 def failed_reason(member: Member) -> Reason | None:
     """Which check refused the member: the first that failed, as a Reason (None when none failed)."""
-    for check, reason in zip(member.checks, Reason, strict=True):
+    return refusal(member.checks)
+
+
+def refusal(checks: tuple[Checked, Checked, Checked]) -> Reason | None:
+    """The first of the row, token and active checks that failed, as a Reason (None when none failed)."""
+    for check, reason in zip(checks, Reason, strict=True):
         if isinstance(check, Failed):
             return reason
     return None

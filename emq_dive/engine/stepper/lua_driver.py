@@ -9,7 +9,7 @@ from typing import Any
 from ..echo_mq import scripts
 from ..echo_mq.connector import error_text
 from ..echo_mq.scripts import marker_lines
-from .checks import checked, failed_reason
+from .checks import checked, refusal
 from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, drive_lua, register, run_atomic
 from .handle import BatchHandle
 from .lua_locals import Locals
@@ -126,10 +126,11 @@ class LuaDriver:
         read = checked(attempts, token_ok, seen[b"ZSCORE"].reply if b"ZSCORE" in seen else None, b"ZSCORE" in seen,
                        self.removed)
         shared = self._batch.shared
-        member = replace(member, ran=True, row=shared.one(read[0]), match=shared.one(read[1]),
-                         active=shared.one(read[2]))
-        if b"ZADD" in seen:
-            return replace(member, verdict=Verdict.RESCORED, new_score=int(float(seen[b"ZADD"].sent[2])))
+        row, match, active = (shared.one(check) for check in read)
+        if b"ZADD" in seen:  # one replace a member: it is a big batch's costliest line
+            return replace(member, ran=True, row=row, match=match, active=active, verdict=Verdict.RESCORED,
+                           new_score=int(float(seen[b"ZADD"].sent[2])))
         if self.marks["fail"] in lines if "fail" in self.marks else member.id in failed:
-            return replace(member, verdict=Verdict.FAILED, reason=failed_reason(member))
-        return member
+            return replace(member, ran=True, row=row, match=match, active=active, verdict=Verdict.FAILED,
+                           reason=refusal((row, match, active)))
+        return replace(member, ran=True, row=row, match=match, active=active)
