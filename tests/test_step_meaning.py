@@ -292,3 +292,57 @@ def test_a_member_says_what_was_written_for_it(wire: int, mode: str) -> None:
     failed = Verdict.RAISED if mode == "singles" else Verdict.FAILED
     assert written == [(Verdict.RESCORED, True, store_epoch), (failed, False, None),
                        (Verdict.RESCORED, True, store_epoch)]
+
+
+def test_a_run_that_ends_is_shown_first_and_checked_after_and_every_record_keeps_the_checked_frame() -> None:
+    """End's frame comes before its agreement check (``checking``): the session makes it, the step bar says the
+    check runs, and the checked frame that follows takes its place in the record rather than adding a second end."""
+    from emq_dive.present.step_words import CHECKING
+    store = open_store("fakeredis", clock=lambda: FROZEN, run_id="0" * 40)
+    session = Session(store, lesson(), wire=4)
+    recorder = Recorder("two-phase", store.description)
+    with store.io():
+        recorder.frame(session.open())
+        first = session.goto(len(session.held), check=False)
+        recorder.frame(first)
+        checked = session.frame()
+        recorder.frame(checked)
+        again = session.goto(len(session.held), check=False)
+    assert first.step.done and first.checking and first.agreement is None and first.answer == "" and first.run == 0
+    assert not checked.checking and checked.agreement is not None and checked.agreement.agree and checked.run == 1
+    assert checked.answer and checked.step is first.step, "the check ran on the step already shown"
+    assert not again.checking and again.run == 1, "a checked run is not checked again"
+    assert [entry.step.index for entry in recorder.entries] == [0, len(session.held)]
+    assert recorder.entries[-1] is checked
+
+    async def bar_text(frame: Frame) -> str:
+        app = BarApp()
+        async with app.run_test(size=(170, 20)) as pilot:
+            bar = app.query_one(StepBar)
+            bar.frame = frame
+            await pilot.pause()
+            return bar.render().plain
+
+    assert CHECKING in asyncio.run(bar_text(first)) and "✓" not in asyncio.run(bar_text(first))
+    assert CHECKING not in asyncio.run(bar_text(checked)) and "✓ run 1: the atomic run agrees" in asyncio.run(
+        bar_text(checked))
+
+
+def test_end_in_the_app_posts_the_last_step_before_its_check_under_one_move() -> None:
+    from tui_support import dive, frozen_app, press, settle
+
+    async def run() -> list[Frame]:
+        app = frozen_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            screen = dive(app)
+            seen: list[Frame] = []
+            record = screen.recorder.frame
+            screen.recorder.frame = lambda frame: (seen.append(frame), record(frame))[1]
+            await press(app, pilot, "end")
+            assert screen.frame is seen[-1]
+            return seen
+
+    first, checked = asyncio.run(run())
+    assert first.checking and first.step.done and first.agreement is None
+    assert not checked.checking and checked.agreement is not None and checked.seq == first.seq

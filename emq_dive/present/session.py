@@ -40,6 +40,9 @@ class Frame:
     seq: int = 0
     played: Played | None = None
     """The learner's own moves in this run: its mode, the reaper's race, the guesses judged."""
+    checking: bool = False
+    """True for a finished run's frame made before its agreement check and answer (a screen shows the end first,
+    then the frame ``Session.frame`` makes once the check has run)."""
 
     @property
     def run_key(self) -> tuple[object, ...]:
@@ -158,8 +161,9 @@ class Session:
         self.wire = wire
         self._agreement, self._checked, self._answer = None, None, ""
 
-    def goto(self, target: int) -> Frame:
-        """Step forward or back until the stepper stands at ``target``."""
+    def goto(self, target: int, check: bool = True) -> Frame:
+        """Step forward or back until the stepper stands at ``target``; with ``check`` off, a finished run's frame
+        comes before its agreement check (``checking``), which the next ``frame`` runs."""
         if self._stale:
             return self.open(target)
         stepper = self.stepper
@@ -169,17 +173,18 @@ class Session:
             while stepper.position > target:
                 stepper.back()
             stepper.run_to(target)
-            return self.frame()
+            return self.frame(check)
         except BaseException:
             self._stale = True
             raise
 
-    def frame(self) -> Frame:
-        """The screen's data for the stepper's current step."""
+    def frame(self, check: bool = True) -> Frame:
+        """The screen's data for the stepper's current step (a finished run's checked, unless ``check`` is off)."""
         stepper = self.stepper
         assert stepper is not None
         step = stepper.current
-        if step.done and self._checked is not step:
+        checking = step.done and self._checked is not step and not check
+        if step.done and self._checked is not step and check:
             # a step the stepper ran again is a new Step: each run to the end gets its own check
             self._agreement = stepper.verify()
             self._answer = answer_text(stepper.handle_answer()[1])
@@ -191,10 +196,10 @@ class Session:
         current = min(max(step.index - 1, 0), max(len(ids) - 1, 0))
         view = store_view.read(self.store.client, self.store.queue, ids, current, step.changed, rescored_ids(step),
                                self.store)
-        done = step.done
+        done = step.done and not checking
         return self._played(Frame(step=step, wire=self.wire, held=self.held, fates=self.fates, view=view,
                                   agreement=self._agreement if done else None, answer=self._answer if done else "",
-                                  run=self._runs if done else 0))
+                                  run=self._runs if done else 0, checking=checking))
 
     def switch(self, wire: int) -> tuple[WireCompare, Frame]:
         """Compare both wires from the batch's start, then re-run the batch on ``wire`` to the same step."""

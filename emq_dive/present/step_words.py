@@ -85,6 +85,12 @@ def check_text(member: Member, which: int, now: int | None, brief: bool = False)
     return said + mark, "ok" if ok else "bad"
 
 
+CHECKING = "checking this run: the same batch runs atomically from the same start…"
+"""What a finished run says while its agreement check runs."""
+BEFORE_CHECK = "after the last member: the same batch runs atomically, to check this run"
+"""What a run says before its last member."""
+
+
 def agreement_text(agreement: Agreement, width: int | None = None) -> str:
     """What the agreement check found, in the words every view says (the views add ✓ or ✗ before it); where the
     whole sentence is wider than ``width``, a shorter one that says the same, so a bar keeps it on one row."""

@@ -80,7 +80,8 @@ READERS: dict[str, Reader] = {
     "checks": lambda f, _l, _s: _checks(f),
     "verdict": lambda f, _l, _s: _verdict(f),
     "failed": lambda f, _l, _s: failed_text(f.step),
-    "answer": lambda f, _l, _s: f.answer or "nothing yet (the run is not over)",
+    "answer": lambda f, _l, _s: f.answer or ("being worked out" if f.checking else
+                                             "nothing yet (the run is not over)"),
     "pending": lambda f, _l, _s: _ids(f.view.pending, "no id"),
     "not_active": lambda f, _l, _s: _ids([m.id for m in f.step.members if m.reason is Reason.NOT_ACTIVE], "no id"),
     "epoch": lambda f, _l, _s: _epoch(f),

@@ -36,11 +36,16 @@ class Recorder:
         return tuple(self._entries)
 
     def frame(self, frame: Frame) -> None:
-        """Record a frame the screen shows; the same step shown twice in a row is kept once."""
+        """Record a frame the screen shows; the same step shown twice in a row is kept once (a finished run's
+        frame shown before its check gives way to the checked one)."""
         last = self._shown
         if isinstance(last, Frame) and last.run_key == frame.run_key and last.step.index == frame.step.index \
-                and last.step.calls == frame.step.calls and (last.agreement is None) == (frame.agreement is None):
-            return
+                and last.step.calls == frame.step.calls:
+            if last.checking and not frame.checking:
+                self._entries[-1] = self._shown = frame
+                return
+            if frame.checking or (last.agreement is None) == (frame.agreement is None):
+                return
         self._entries.append(frame)  # its members and failed are views; a rewind has them copy what they show
         self._shown = frame
 

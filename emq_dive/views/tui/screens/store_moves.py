@@ -63,11 +63,21 @@ class StoreMoves:
         return work
 
     def goto(self, target: int) -> None:
-        """Step to ``target``, back or forward."""
+        """Step to ``target``, back or forward; a run that ends there is shown before its agreement check, whose
+        frame follows."""
         def big() -> bool:
             stepper = self.session.stepper
             return stepper is not None and abs(min(target, stepper.count) - stepper.position) > BIG_MOVE
-        self._run(self._held(lambda: self.session.goto(target), big), "step", exclusive=True)
+
+        def work(seq: int) -> Message | None:
+            def move() -> Frame:
+                frame = self.session.goto(target, check=False)
+                if frame.checking:
+                    self.host.post_message(FrameReady(with_seq(frame, seq)))
+                    return self.session.frame()
+                return frame
+            return self._held(move, big)(seq)
+        self._run(work, "step", exclusive=True)
 
     def open(self, target: int) -> None:
         """Set the batch up afresh from its fates and step to ``target``."""

@@ -10,7 +10,7 @@ from textual.reactive import reactive
 
 from ....present import step_words
 from ....present.session import Frame
-from ....present.step_words import agreement_text, now_text
+from ....present.step_words import BEFORE_CHECK, CHECKING, agreement_text, now_text
 from .rows import Rows
 from .word_wrap import word_wrap
 
@@ -101,10 +101,9 @@ class StepBar(Rows):
             out.append("\n")
             out.append(f"the run stops with an error: {step.error}", style=style("step-bar--bad"))
         agreement = frame.agreement
-        if agreement is None and step.error is None and not step.done:  # done: the check ran, or its note says why not
-            out.append("\n")
-            out.append("after the last member: the same batch runs atomically, to check this run",
-                       style=style("step-bar--muted"))
+        if frame.checking or (agreement is None and step.error is None and not step.done):
+            out.append("\n")  # done and unchecked: the check ran, or its note says why not
+            out.append(CHECKING if frame.checking else BEFORE_CHECK, style=style("step-bar--muted"))
         if agreement is not None:
             out.append("\n")
             head = f"{'✓' if agreement.agree else '✗'} run {frame.run}: "
