@@ -12,7 +12,7 @@ import redis
 from test_drivers import least_privilege  # noqa: F401  (the fixture)
 from test_parity import TableApp, _run, _transcript_end
 from textual.app import App, ComposeResult
-from tui_support import FROZEN, lesson
+from tui_support import FROZEN, dive, frozen_app, lesson, press, settle
 
 from emq_dive.engine import fates
 from emq_dive.engine.echo_mq import keyspace, native
@@ -20,9 +20,11 @@ from emq_dive.engine.stepper import REMOVED, Raised, Stepper, Verdict
 from emq_dive.engine.stepper.hosts import RUN_ID_LEARNED, probe_refused
 from emq_dive.engine.stores import open_store
 from emq_dive.present.session import Frame, Session
+from emq_dive.present.step_words import CHECKING
 from emq_dive.views.text.plain.dive import NoStyle
 from emq_dive.views.text.plain.words import paragraph
 from emq_dive.views.text.recorder import Recorder, record_run
+from emq_dive.views.tui.screens.store_moves import BIG_MOVE
 from emq_dive.views.tui.widgets.batch_table import BatchTable
 from emq_dive.views.tui.widgets.mode_notes import notes
 from emq_dive.views.tui.widgets.step_bar import StepBar
@@ -297,7 +299,6 @@ def test_a_member_says_what_was_written_for_it(wire: int, mode: str) -> None:
 def test_a_run_that_ends_is_shown_first_and_checked_after_and_every_record_keeps_the_checked_frame() -> None:
     """End's frame comes before its agreement check (``checking``): the session makes it, the step bar says the
     check runs, and the checked frame that follows takes its place in the record rather than adding a second end."""
-    from emq_dive.present.step_words import CHECKING
     store = open_store("fakeredis", clock=lambda: FROZEN, run_id="0" * 40)
     session = Session(store, lesson(), wire=4)
     recorder = Recorder("two-phase", store.description)
@@ -329,8 +330,6 @@ def test_a_run_that_ends_is_shown_first_and_checked_after_and_every_record_keeps
 
 
 def test_end_in_the_app_posts_the_last_step_before_its_check_under_one_move() -> None:
-    from tui_support import dive, frozen_app, press, settle
-
     async def run() -> list[Frame]:
         app = frozen_app()
         async with app.run_test(size=(120, 40)) as pilot:
@@ -346,3 +345,25 @@ def test_end_in_the_app_posts_the_last_step_before_its_check_under_one_move() ->
     first, checked = asyncio.run(run())
     assert first.checking and first.step.done and first.agreement is None
     assert not checked.checking and checked.agreement is not None and checked.seq == first.seq
+
+
+def test_a_long_move_says_in_the_step_bar_where_it_runs_to_until_its_frame_lands() -> None:
+    size = BIG_MOVE + 8
+
+    async def run() -> tuple[str, str, str, str]:
+        app = frozen_app(batch=("live", "stale") * (size // 2))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            screen = dive(app)
+            await press(app, pilot, "right")
+            short = screen.busy  # one step: nothing to say
+            screen.action_end()
+            long, during = screen.busy, app.query_one(StepBar).render().plain
+            await settle(app, pilot)
+            bar = app.query_one(StepBar).render().plain
+            return short, long, during, screen.busy, bar
+
+    short, long, during, after, bar = asyncio.run(run())
+    assert (short, long, after) == ("", f"running to step {size:,}…", "")
+    assert f"step 1 of {size}" in during and f"running to step {size:,}…" in during
+    assert f"step {size} of {size}" in bar and "running to" not in bar

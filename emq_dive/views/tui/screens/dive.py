@@ -28,7 +28,7 @@ from .dive_layout import HEIGHTS, WIDTHS, panes, play_stops, set_size_classes
 from .dive_messages import Compared, FateRan, FrameReady, Reaped, Refused
 from .guard_offer import offer_wire, what_if_elsewhere
 from .learner_moves import Remode, next_mode, toggled_guard
-from .store_moves import StoreMoves
+from .store_moves import BIG_MOVE, StoreMoves
 from .too_small import cover_if_too_small
 
 
@@ -41,8 +41,8 @@ class DiveScreen(Screen[None]):
 
     AUTO_FOCUS = ""  # no pane: the arrows scroll the lesson and Home/End step, until tab moves them to a pane
 
-    # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it
-    # (the footer's keys and every lesson block too) each time a step lands; the panes repaint themselves.
+    # var, not reactive: the screen draws nothing itself, and a reactive would repaint every widget on it (the
+    # footer's keys and every lesson block too) each time a step lands; the panes repaint themselves.
     frame: var[Frame | None] = var(None, always_update=True)
     """The engine's latest frame, from the worker that made it."""
     playing: var[bool] = var(False)
@@ -173,10 +173,10 @@ class DiveScreen(Screen[None]):
         return frame.played
 
     def _step_to(self, target: int) -> None:
-        if self.frame is None or self.busy:
-            return
-        self.target = target
-        self.moves.goto(target)
+        if self.frame is not None and not self.busy:  # a long run says what it does until its frame lands
+            self.busy = f"running to step {target:,}…" if abs(target - self.target) > BIG_MOVE else ""
+            self.target = target
+            self.moves.goto(target)
 
     def action_forward(self) -> None:
         frame = self.frame
