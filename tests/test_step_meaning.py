@@ -280,6 +280,8 @@ def test_the_agreement_takes_its_shorter_wording_only_where_the_whole_one_does_n
     assert agreement_text(own, len(whole)) == whole
     short = agreement_text(own, len(whole) - 1)
     assert short == "the atomic run agrees: same store, same reply, its own now (+638 ms)"
+    assert agreement_text(own, len(short)) == short
+    assert agreement_text(own, len(short) - 1) == "the atomic run agrees: same store, same reply, now +638 ms"
     same = agreement_text(end.agreement, 40)
     assert same == "the atomic run agrees: same store, same reply, same now"
     assert agreement_text(end.agreement) == "the atomic run agrees: the same store, the same reply, the same now"

@@ -93,7 +93,8 @@ BEFORE_CHECK = "after the last member: the same batch runs atomically, to check 
 
 def agreement_text(agreement: Agreement, width: int | None = None) -> str:
     """What the agreement check found, in the words every view says (the views add ✓ or ✗ before it); where the
-    whole sentence is wider than ``width``, a shorter one that says the same, so a bar keeps it on one row."""
+    whole sentence is wider than ``width``, a shorter one that says the same (and a shortest, for 80 columns), so
+    a bar keeps it on one row."""
     if not agreement.agree:
         return "the stepped and atomic runs differ: " + "; ".join(agreement.differences)
     stepped, atomic = agreement.stepped_now, agreement.atomic_now
@@ -101,7 +102,10 @@ def agreement_text(agreement: Agreement, width: int | None = None) -> str:
     if width is None or len(whole) <= width or stepped is None or atomic is None:
         return whole
     clock = "same now" if atomic == stepped else f"its own now ({atomic - stepped:+d} ms)"
-    return f"the atomic run agrees: same store, same reply, {clock}"
+    short = f"the atomic run agrees: same store, same reply, {clock}"
+    if len(short) <= width or atomic == stepped:
+        return short
+    return f"the atomic run agrees: same store, same reply, now {atomic - stepped:+d} ms"
 
 
 def now_text(step: Step) -> str:

@@ -24,7 +24,7 @@ class StepBar(Rows):
     """Says where the run stands, in the engine's own values; one line per fact, wrapped where a fact is long.
 
     The fourth line is kept even while it waits for the end, so a step never changes the screen's layout
-    unless a fact grows past the bar's width.
+    unless a fact grows past the bar's width; while a move runs, it says what the store is doing.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -91,8 +91,6 @@ class StepBar(Rows):
         out.append(f" · {step.title}")
         if self.playing:
             out.append("  ▶ playing (space pauses)", style=style("step-bar--ok"))
-        if self.busy:
-            out.append(f"  {self.busy}", style=style("step-bar--muted"))
         out.append("\n")
         out.append(now_text(step), style=style("step-bar--muted" if step.now is None else "step-bar--title"))
         out.append("\n")
@@ -101,10 +99,11 @@ class StepBar(Rows):
             out.append("\n")
             out.append(f"the run stops with an error: {step.error}", style=style("step-bar--bad"))
         agreement = frame.agreement
-        if frame.checking or (agreement is None and step.error is None and not step.done):
+        if self.busy or frame.checking or (agreement is None and step.error is None and not step.done):
             out.append("\n")  # done and unchecked: the check ran, or its note says why not
-            out.append(CHECKING if frame.checking else BEFORE_CHECK, style=style("step-bar--muted"))
-        if agreement is not None:
+            out.append(self.busy or (CHECKING if frame.checking else BEFORE_CHECK),
+                       style=style("step-bar--title" if self.busy else "step-bar--muted"))
+        elif agreement is not None:
             out.append("\n")
             head = f"{'✓' if agreement.agree else '✗'} run {frame.run}: "
             width = self.content_size.width - len(head) if self.content_size.width else None
