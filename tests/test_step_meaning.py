@@ -331,7 +331,13 @@ def test_a_run_that_ends_is_shown_first_and_checked_after_and_every_record_keeps
         bar_text(checked))
 
 
-def test_end_in_the_app_posts_the_last_step_before_its_check_under_one_move() -> None:
+@pytest.mark.parametrize("big", [True, False])
+def test_end_in_the_app_posts_the_last_step_before_its_check_under_one_move_on_a_big_batch(monkeypatch,
+                                                                                         big: bool) -> None:
+    """Where the check is slow (CHECK_AFTER members or more; lowered here), the end is shown first and its check
+    after; a small batch's End posts one checked frame."""
+    from emq_dive.views.tui.screens import store_moves
+    monkeypatch.setattr(store_moves, "CHECK_AFTER", 4 if big else 5)
     async def run() -> list[Frame]:
         app = frozen_app()
         async with app.run_test(size=(120, 40)) as pilot:
@@ -344,7 +350,11 @@ def test_end_in_the_app_posts_the_last_step_before_its_check_under_one_move() ->
             assert screen.frame is seen[-1]
             return seen
 
-    first, checked = asyncio.run(run())
+    seen = asyncio.run(run())
+    if not big:
+        assert [(frame.checking, frame.agreement is not None) for frame in seen] == [(False, True)]
+        return
+    first, checked = seen
     assert first.checking and first.step.done and first.agreement is None
     assert not checked.checking and checked.agreement is not None and checked.seq == first.seq
 
