@@ -156,14 +156,19 @@ def test_the_transcript_lists_the_locals_at_each_call_line(fake_store):
     assert text.count("- at line 28: ") == 1 and '`failed = {"JOB02"; "JOB04"}` (changed)' in text
 
 
-def test_a_table_changed_in_place_prints_anew_at_the_next_call():
-    source = "local t = {1}\nredis.call('PING')\nt[1] = 2\nredis.call('PING')\nt[2] = 'x'\nredis.call('PING')\n" \
-             "local n = {t}\nredis.call('PING')\nt[3] = true\nredis.call('PING')\nreturn 1\n"
-    lua = LuaRun(source, "mutates.lua", [], [])
+def pinged(source: str, name: str) -> list[Locals]:
+    """Run ``source`` to its end, each call answered PONG; the locals at each call and at the return."""
+    lua = LuaRun(source, name, [], [])
     pending = lua.advance()
     while pending[0] == "call":
         pending = lua.advance(b"PONG")
-    frames = lua.frames()
+    return lua.frames()
+
+
+def test_a_table_changed_in_place_prints_anew_at_the_next_call():
+    source = "local t = {1}\nredis.call('PING')\nt[1] = 2\nredis.call('PING')\nt[2] = 'x'\nredis.call('PING')\n" \
+             "local n = {t}\nredis.call('PING')\nt[3] = true\nredis.call('PING')\nreturn 1\n"
+    frames = pinged(source, "mutates.lua")
     assert [frame.line for frame in frames] == [2, 4, 6, 8, 10, 11], "each call line, then the return"
     shown = [dict(frame.pairs) for frame in frames]
     assert [one["t"] for one in shown] == ["{1}", "{2}", '{2; "x"}', '{2; "x"}', '{2; "x"; true}', '{2; "x"; true}']
@@ -174,11 +179,7 @@ def test_a_local_that_keeps_its_value_keeps_its_text_and_a_zero_that_turns_negat
     """Only what changed is printed again: a zero that turns to -0 is equal in Lua but prints apart, as in LDB."""
     source = "local z = 0\nlocal s = 'same'\nredis.call('PING')\nz = -z\nredis.call('PING')\ns = 'other'\n" \
              "redis.call('PING')\nreturn 1\n"
-    lua = LuaRun(source, "zeros.lua", [], [])
-    pending = lua.advance()
-    while pending[0] == "call":
-        pending = lua.advance(b"PONG")
-    frames = lua.frames()
+    frames = pinged(source, "zeros.lua")
     assert [dict(frame.pairs) for frame in frames[:3]] == [
         {"z": "0", "s": '"same"'}, {"z": "-0", "s": '"same"'}, {"z": "-0", "s": '"other"'}]
     assert [frames[k].changed for k in (1, 2)] == [{"z"}, {"s"}]

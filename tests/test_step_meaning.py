@@ -50,15 +50,7 @@ def test_a_wrongtype_single_call_raises_on_its_own_and_the_next_call_runs(wire: 
     raised_line = [line for line, role in notes(end) if line.startswith("raised:")]
     assert raised_line and "JOB02 ResponseError (WRONGTYPE)" in raised_line[0] and "1 of 3 calls" in raised_line[0]
 
-    async def bar_text() -> str:
-        app = BarApp()
-        async with app.run_test(size=(170, 20)) as pilot:
-            bar = app.query_one(StepBar)
-            bar.frame = end
-            await pilot.pause()
-            return bar.render().plain
-
-    said_by_bar = asyncio.run(bar_text())
+    said_by_bar = bar_text(end)
     assert "raised calls: [JOB02 ResponseError (WRONGTYPE)]" in said_by_bar and "failed" not in said_by_bar
 
 
@@ -67,6 +59,18 @@ class BarApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield StepBar()
+
+
+def bar_text(frame: Frame) -> str:
+    """What the step bar alone says for ``frame``, 170 columns wide."""
+    async def read() -> str:
+        app = BarApp()
+        async with app.run_test(size=(170, 20)) as pilot:
+            bar = app.query_one(StepBar)
+            bar.frame = frame
+            await pilot.pause()
+            return bar.render().plain
+    return asyncio.run(read())
 
 
 def test_guard_off_says_its_removed_check_was_removed_not_unevaluated() -> None:
@@ -252,15 +256,7 @@ def test_a_run_that_disagrees_says_so_with_a_cross_in_the_step_bar_and_every_tex
     markdown = recorder.markdown()
     assert "✗ the stepped and atomic runs differ: JOB01: stepped 1" in markdown and "✓ the atomic" not in markdown
 
-    async def bar_text() -> str:
-        app = BarApp()
-        async with app.run_test(size=(170, 20)) as pilot:
-            bar = app.query_one(StepBar)
-            bar.frame = end
-            await pilot.pause()
-            return bar.render().plain
-
-    said = asyncio.run(bar_text())
+    said = bar_text(end)
     assert f"✗ run {end.run}: the stepped and atomic runs differ: JOB01: stepped 1" in said and "✓" not in said
 
 
@@ -318,17 +314,8 @@ def test_a_run_that_ends_is_shown_first_and_checked_after_and_every_record_keeps
     assert [entry.step.index for entry in recorder.entries] == [0, len(session.held)]
     assert recorder.entries[-1] is checked
 
-    async def bar_text(frame: Frame) -> str:
-        app = BarApp()
-        async with app.run_test(size=(170, 20)) as pilot:
-            bar = app.query_one(StepBar)
-            bar.frame = frame
-            await pilot.pause()
-            return bar.render().plain
-
-    assert CHECKING in asyncio.run(bar_text(first)) and "✓" not in asyncio.run(bar_text(first))
-    assert CHECKING not in asyncio.run(bar_text(checked)) and "✓ run 1: the atomic run agrees" in asyncio.run(
-        bar_text(checked))
+    assert CHECKING in bar_text(first) and "✓" not in bar_text(first)
+    assert CHECKING not in bar_text(checked) and "✓ run 1: the atomic run agrees" in bar_text(checked)
 
 
 @pytest.mark.parametrize("big", [True, False])
