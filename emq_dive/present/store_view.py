@@ -9,7 +9,7 @@ from typing import Any
 import redis
 
 from ..engine.echo_mq import keyspace
-from ..engine.echo_mq.connector import error_text
+from ..engine.echo_mq.connector import error_text, raw_many
 from ..engine.echo_mq.render import text
 from ..engine.stores.protocol import Sharded
 
@@ -144,16 +144,12 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
     active_key = keyspace.queue_key(queue, "active")
     pending_key = keyspace.queue_key(queue, "pending")
     row_keys = [keyspace.job_key(queue, member) for member in members]
-    pipe = client.pipeline(transaction=False)
-    pipe.zcard(active_key)
-    pipe.llen(pending_key)
-    pipe.lrange(pending_key, 0, WINDOW - 1)
+    commands: list[tuple[Any, ...]] = [(b"ZCARD", active_key), (b"LLEN", pending_key),
+                                       (b"LRANGE", pending_key, 0, WINDOW - 1)]
     if members:  # one command each for the scores and for which rows exist, then each row's fields
-        pipe.zmscore(active_key, members)
-        pipe.exists(*row_keys)
-    for key in row_keys:
-        pipe.hmget(key, list(ROW_FIELDS))
-    replies = pipe.execute(raise_on_error=False)
+        commands += [(b"ZMSCORE", active_key, *members), (b"EXISTS", *row_keys)]
+    commands += [(b"HMGET", key, *ROW_FIELDS) for key in row_keys]
+    replies = raw_many(client, commands)  # one round trip, packed in C: a step reads this pane every time
     active_count, pending_count, pending = replies[0], replies[1], replies[2]
     scores = (replies[3] if not isinstance(replies[3], Exception) else [None] * len(members)) if members else []
     fields = replies[5:] if members else []
@@ -171,7 +167,7 @@ def read(client: redis.Redis, queue: str, ids: Sequence[str], current: int,
                             changed=changed))
         else:
             rows.append(Row(member, kind, changed=changed))
-    active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(score),
+    active = tuple(ActiveEntry(member, None if isinstance(score, Exception) or score is None else int(float(score)),
                                member in rescored)
                    for member, score in zip(members, scores, strict=True))
     placed = None
