@@ -11,7 +11,7 @@ from conftest import own_server
 
 from emq_dive.course.lessons import load
 from emq_dive.engine.echo_mq import keyspace, moves
-from emq_dive.engine.echo_mq.connector import raw
+from emq_dive.engine.echo_mq.connector import raw, raw_many
 from emq_dive.engine.stepper.timeline import Timeline
 from emq_dive.engine.stores import Store, open_store, snapshot
 from emq_dive.engine.stores.expiry import ALIVE_TTL_MS, KEY_TTL_MS, SWEEP_EVERY, Keeper, Owner, marker_keys, renew
@@ -69,7 +69,22 @@ def test_every_key_of_a_whole_run_carries_the_ttl(url_store) -> None:
         _all_expire(client, store)
 
 
-@pytest.mark.parametrize("how", ["command", "raw", "pipeline", "script"])
+def test_a_batch_past_the_store_panes_window_carries_the_ttl_on_every_row(url_store) -> None:
+    """Rows the pane never reads (past its window) get the TTL too: set-up, run-ahead and snapshots send packed in C
+    (``raw_many``), and the URL store's connection notes what they name as well."""
+    from emq_dive.present.store_view import WINDOW
+    store, client = url_store
+    session = Session(store, load("batches-03"), batch=("live", "stale", "gone") * WINDOW)
+    with store.io():
+        session.open(0)
+    assert len(_all_expire(client, store)) > 2 * WINDOW
+    with store.io():
+        end = session.goto(session.stepper.count)  # End runs ahead in pipelines; the check snapshots and restores
+    assert end.agreement is not None and end.agreement.agree
+    _all_expire(client, store)
+
+
+@pytest.mark.parametrize("how", ["command", "raw", "pipeline", "script", "packed"])
 def test_a_key_a_move_creates_gets_the_ttl(url_store, how: str) -> None:
     """A ZADD on a new key creates it: the renewal after the move gives it the TTL too, however it was sent (the
     stepped code sends its commands raw, the moves in transactions, the batch as a script)."""
@@ -84,6 +99,8 @@ def test_a_key_a_move_creates_gets_the_ttl(url_store, how: str) -> None:
             with store.client.pipeline(transaction=True) as tx:
                 tx.zadd(fresh, {"x": 1})
                 tx.execute()
+        elif how == "packed":
+            raw_many(store.client, [(b"ZADD", fresh, 1, b"x")])
         else:
             store.client.eval("return redis.call('ZADD', KEYS[1], 1, 'x')", 1, fresh)
     assert 0 < client.pttl(fresh) <= KEY_TTL_MS

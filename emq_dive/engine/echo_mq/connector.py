@@ -108,6 +108,10 @@ def raw_many(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any
     pool = client.connection_pool
     conn = pool.get_connection()
     try:
+        note = getattr(conn, "note", None)  # a connection that notes the keys it sends (a URL store's) sees each
+        if note is not None:
+            for command in commands:
+                note(command)
         conn.send_packed_command([b"".join(hiredis.pack_command(tuple(command)) for command in commands)])
         replies: list[Any] = []
         for _ in commands:

@@ -51,6 +51,10 @@ class _Noting:
 
     notes: Notes
 
+    def note(self, command: Sequence[Any]) -> None:
+        """Show one command sent packed by other means (``connector.raw_many`` packs in C) to the notes."""
+        self.notes.note(command)
+
     def send_command(self, *args: Any, **kwargs: Any) -> None:
         self.notes.note(args)
         super().send_command(*args, **kwargs)  # type: ignore[misc]
