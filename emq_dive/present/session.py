@@ -183,8 +183,9 @@ class Session:
         stepper = self.stepper
         assert stepper is not None
         step = stepper.current
-        checking = step.done and self._checked is not step and not check
-        if step.done and self._checked is not step and check:
+        unchecked = step.done and self._checked is not step
+        checking = unchecked and not check
+        if unchecked and check:
             # a step the stepper ran again is a new Step: each run to the end gets its own check
             self._agreement = stepper.verify()
             self._answer = answer_text(stepper.handle_answer()[1])

@@ -155,7 +155,7 @@ def read(client: redis.Redis, queue: str) -> dict[bytes, Any]:
 
 def _read_chunk(client: redis.Redis, keys: list[bytes]) -> dict[bytes, Any]:
     kinds = raw_replies(client, [(b"TYPE", key) for key in keys])
-    # a set reads as its type, as ``plain`` gives it
+    # a set reads as its type, as ``plain_value`` gives it
     values = raw_replies(client, [_read_command(kind.decode(), key, _PLAIN_KINDS)
                                   for key, kind in zip(keys, kinds, strict=True)])
     return {key: _plain_reply(kind, value) for key, kind, value in zip(keys, kinds, values, strict=True)}
@@ -168,11 +168,6 @@ def _plain_reply(kind: bytes, value: Any) -> Any:
     if kind == b"hash":
         return value if isinstance(value, dict) else dict(_pairs(value))
     return value
-
-
-def plain(snap: Snapshot) -> dict[bytes, Any]:
-    """The keys of ``snap`` as ``read`` gives them, so a snapshot just taken need not be read a second time."""
-    return {key: plain_value(entry) for key, entry in snap.items()}
 
 
 def plain_value(entry: Entry) -> Any:
