@@ -183,3 +183,26 @@ def test_a_local_that_keeps_its_value_keeps_its_text_and_a_zero_that_turns_negat
     assert [dict(frame.pairs) for frame in frames[:3]] == [
         {"z": "0", "s": '"same"'}, {"z": "-0", "s": '"same"'}, {"z": "-0", "s": '"other"'}]
     assert [frames[k].changed for k in (1, 2)] == [{"z"}, {"s"}]
+
+
+def test_a_long_script_shows_each_of_its_own_lines_and_none_of_the_harness_whose_line_numbers_it_shares():
+    """The harness tells its own lines from the script's by number where it can; a script long enough to share
+    those numbers (every line of it a call) shows each line once, in order, and no line of the harness's."""
+    source = "local n = 0\n" + "n = n + 1 redis.call('PING')\n" * 300 + "return n\n"
+    lua = LuaRun(source, "long.lua", [], [])
+    pending, lines = lua.advance(), []
+    while pending[0] == "call":
+        lines += lua.lines()
+        pending = lua.advance(b"PONG")
+    lines += lua.lines()
+    assert pending == ("done", 0, 300)
+    assert lines == list(range(1, 303))
+
+
+def test_every_stepped_line_is_a_line_of_the_script_that_holds_code(fake_store):
+    source = scripts.extend_locks().source.splitlines()
+    code = [n for n, text in enumerate(source, 1) if text.strip() and not text.lstrip().startswith("--")]
+    steps = run(fake_store).steps[1:]
+    assert steps[0].lines[:4] == tuple(code[:4]), "the run starts at the script's first line of code"
+    assert all(step.lines and set(step.lines) <= set(code) for step in steps)
+    assert steps[-1].lines[-1] == code[-1], "and ends at its return"

@@ -119,12 +119,10 @@ local function start(source, chunkname, keys, argv, returns)
     end
     return vars
   end
+  local yield = coroutine.yield
+  -- on one line, so the line hook stops in it once a call
   function redis.call(...)
-    local line = getinfo(2, 'l').currentline
-    local reply = coroutine.yield('call', line, {...})
-    if type(reply) == 'table' and reply.err then error(reply, 0) end
-    return reply
-  end
+    local r = yield('call', getinfo(2, 'l').currentline, {...}) if type(r) == 'table' and r.err then error(r, 0) end return r end
   function redis.error_reply(message) return {err = message} end
   function redis.status_reply(message) return {ok = message} end
   local env = setmetatable({KEYS = keys, ARGV = argv, redis = redis}, {__index = _G})
@@ -134,9 +132,15 @@ local function start(source, chunkname, keys, argv, returns)
     local value = chunk(); return 'done', 0, value, final, final_names, final_texts, final_line
   end
   local co = coroutine.create(body)
-  -- the harness's own functions that run inside the coroutine: their lines are not the script's
-  local ours = {[body] = true, [redis.call] = true, [redis.error_reply] = true,
-                [redis.status_reply] = true}
+  -- the harness's own functions that run inside the coroutine: their lines are not the script's. A line past the
+  -- script's last is theirs; only a line number the two share needs the costly look at which function runs
+  local ours, shared = {[body] = true, [redis.call] = true, [redis.error_reply] = true,
+                        [redis.status_reply] = true}, {}
+  local last_line = select(2, gsub(source, '\n', '')) + 1
+  for func in pairs(ours) do
+    local info = getinfo(func, 'S')
+    for n = info.linedefined, math.min(info.lastlinedefined, last_line) do shared[n] = true end
+  end
   local spent = 0
   debug.sethook(co, function(event, line)
     -- the budget: each line run costs 1, each STRIDE instructions STRIDE; a runaway stops here, sent nowhere
@@ -146,15 +150,13 @@ local function start(source, chunkname, keys, argv, returns)
       trace = {at}
       error(chunkname:sub(2) .. ':' .. at .. ': ' .. RUNAWAY, 0)
     end
-    if event == 'count' then return end
-    local func = getinfo(2, 'f').func
-    if ours[func] then return end
     if event == 'line' then
+      if line > last_line or shared[line] and ours[getinfo(2, 'f').func] then return end
       trace[#trace + 1] = line
       -- a return line's locals are read as LDB stops there, before it runs: in a return hook, the hook's own
       -- call frame has overwritten the registers above the values returned
       if returns[line] then final_line, final_names, final_texts = line, printed(nil, 2) end
-    elseif func == chunk then
+    elseif event == 'return' and getinfo(2, 'f').func == chunk then
       final = watched(nil, 2)
     end
   end, 'lr', STRIDE)
