@@ -40,9 +40,14 @@ def failed_reason(member: Member) -> Reason | None:
     return refusal(member.checks)
 
 
+_REASONS = tuple(Reason)
+"""The reasons in the order of the checks that give them (iterating the Enum itself is slow, and this runs a
+member)."""
+
+
 def refusal(checks: tuple[Checked, Checked, Checked]) -> Reason | None:
     """The first of the row, token and active checks that failed, as a Reason (None when none failed)."""
-    for check, reason in zip(checks, Reason, strict=True):
+    for check, reason in zip(checks, _REASONS, strict=True):
         if isinstance(check, Failed):
             return reason
     return None

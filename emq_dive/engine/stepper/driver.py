@@ -15,7 +15,7 @@ from .ahead import Lane
 from .handle import Sent
 from .lua_locals import Locals
 from .lua_run import LuaRun, Pending
-from .model import Call, Member, Step
+from .model import Before, Call, Member, Step
 from .shared import Shared
 from .timeline import UndoRead, is_write
 
@@ -122,7 +122,7 @@ class Driver(Protocol):
         """Begin a fresh run and bring it to step ``position`` by feeding it the replies ``recorded`` on the way."""
         ...
 
-    def step(self, before: Step) -> Outcome:
+    def step(self, before: Before) -> Outcome:
         """Run the step after ``before`` against the store."""
         ...
 

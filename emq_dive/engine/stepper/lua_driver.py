@@ -14,7 +14,7 @@ from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, drive_lua
 from .handle import BatchHandle
 from .lua_locals import Locals
 from .lua_run import LuaRun, Pending
-from .model import Call, Member, Step
+from .model import Before, Call, Member
 from .outcome import Errored, Verdict
 
 LUA_MARKS = marker_lines(scripts.extend_locks().source)
@@ -22,7 +22,10 @@ LUA_MARKS = marker_lines(scripts.extend_locks().source)
 
 def _cut(lines: list[int], loop: int) -> int:
     """Where the last pass through the loop header (line ``loop``) starts: a member step begins there."""
-    return max((i for i, n in enumerate(lines) if n == loop), default=len(lines))
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i] == loop:
+            return i
+    return len(lines)
 
 
 @register(4)
@@ -79,7 +82,7 @@ class LuaDriver:
         self._carry = lines[_cut(lines, self.marks.get("loop", 0)):] if recorded else lines
         self._frames = run.frames()[-1:] if self._pending[0] == "call" else []
 
-    def step(self, before: Step) -> Outcome:
+    def step(self, before: Before) -> Outcome:
         run = self._run
         assert run is not None, "start the driver before stepping it"
         index = before.index + 1

@@ -77,6 +77,17 @@ class Member:
 
 
 @dataclass(frozen=True, slots=True)
+class Before:
+    """What a driver reads of the step before the one it runs: its index, the members and failed ids as it left
+    them, and its clock read."""
+
+    index: int
+    members: Sequence[Member]
+    failed: Sequence[str]
+    now: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """The state after a step: the code that ran, what it sent, and the values in play."""
 

@@ -13,7 +13,7 @@ from .checks import checked
 from .driver import Batch, Handle, Interlude, Outcome, ReplayMismatch, register, run_atomic
 from .handle import BatchHandle
 from .hosts import ClientHost
-from .model import Call, Member, Step
+from .model import Before, Call, Member
 from .outcome import Errored, Reason, Verdict
 from .tracing import lines_of
 
@@ -73,7 +73,7 @@ class NativeDriver:
         if host.replay:
             raise ReplayMismatch("the twin stopped before using every recorded reply")
 
-    def step(self, before: Step) -> Outcome:
+    def step(self, before: Before) -> Outcome:
         host = self._host
         assert host is not None, "start the driver before stepping it"
         assert self._run is not None
@@ -113,7 +113,7 @@ class NativeDriver:
     def atomic(self, between: Interlude) -> tuple[tuple[bytes, ...], Any]:
         return run_atomic(self._batch, self.wire, between)
 
-    def _refused(self, latest: list[Member], changed: list[Member], before: Step, error: str) -> list[Member]:
+    def _refused(self, latest: list[Member], changed: list[Member], before: Before, error: str) -> list[Member]:
         """The command was refused, so it writes nothing: the member whose check raised carries the error, and
         every member the read pass found live is not written."""
         by_index = {member.index: member for member in changed}

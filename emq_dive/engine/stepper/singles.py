@@ -17,7 +17,7 @@ from .handle import Sent, SinglesHandle, answer_single, capture_single
 from .hosts import ClientHost
 from .lua_locals import Locals
 from .lua_run import LuaRun
-from .model import Call, Member, Step
+from .model import Before, Call, Member
 from .native_driver import NATIVE_MARKS, run_twin
 from .outcome import NOT_REACHED, Checked, Errored, Raised, Reason, Verdict
 from .tracing import lines_of
@@ -84,7 +84,7 @@ class _Singles:
     def start(self, recorded: Sequence[Call], position: int) -> None:
         """Each call stands alone, so a fresh run needs nothing replayed: the next step is call ``position + 1``."""
 
-    def step(self, before: Step) -> Outcome:
+    def step(self, before: Before) -> Outcome:
         held = self._batch.held
         if not held:
             return Outcome((), (), None, done=True, notes=(EMPTY_NOTE,))

@@ -8,18 +8,19 @@ from typing import Any
 
 import redis
 
-from ..echo_mq import keyspace, scripts
+from ..echo_mq import scripts
 from ..stores.protocol import StoreLike
 from . import handle, lua_driver, native_driver, singles, whatif  # noqa: F401  (drivers register on import)
 from .agreement import verify
 from .ahead import Ahead, Lane
-from .driver import Batch, Outcome, focus
+from .driver import Batch, focus
 from .events import holder_events
-from .model import Agreement, Event, Step
+from .model import Agreement, Before, Event, Step
 from .modes import driver_for
 from .race import Race
 from .shared import Shared
-from .timeline import Timeline, is_write
+from .step_log import Kept, StepLog, StepMaker
+from .timeline import Timeline
 from .user_script import ATOMIC_OFF, KeyScreen, runaway, stepped_only
 
 _RUNS = itertools.count(1)
@@ -59,11 +60,13 @@ class Stepper:
         self.race = Race(self.client, self.queue, self.timeline)
         self.command = self.driver.command
         opening = self.driver.handle.opening(sent, wire, self.queue, self.held, lease_ms)
-        self.steps: list[Step] = [Step(
+        self.steps = StepLog(Step(
             index=0, count=self.driver.count, wire=wire, title=self.driver.handle.title, source="handle",
             code="jobs.py", lines=opening, focus=focus(opening, handle.MARKED), calls=(),
             members=self.timeline.members_at(0), failed=self.timeline.failed_at(0),
-            lease_ms=lease_ms, command=self.command, mode=mode)]
+            lease_ms=lease_ms, command=self.command, mode=mode),
+            StepMaker(self.driver, self.timeline, self.shared, self.queue, wire, lease_ms, mode,
+                      (ATOMIC_OFF,) if self.stepped_only else ()))
         self.position = 0
         self._started = False
 
@@ -80,23 +83,30 @@ class Stepper:
     @property
     def finished(self) -> bool:
         """True once the code has returned or raised."""
-        return self.current.done
+        return self.steps.done(self.position)
 
     def forward(self) -> Step:
         """Run the next step against the store."""
-        if self.current.done:
-            return self.current
+        self._forward()
+        return self.current
+
+    def _forward(self) -> None:
+        """Run the next step without making its Step: a long move makes only the one it ends on."""
+        position = self.position
+        if self.steps.done(position):
+            return
         if not self._started:
-            self.driver.start([call for step in self.steps[1: self.position + 1] for call in step.calls],
-                              self.position)
+            self.driver.start(list(self.steps.calls(position)), position)
             self._started = True
-        del self.steps[self.position + 1:]
-        index = self.position + 1
+        self.steps.cut(position + 1)
+        index = position + 1
         self.timeline.open()
         try:
-            sent_before = self.current.round_trips
+            sent_before = self.steps.round_trips(position)
             landed = [] if self.driver.one_command else self.race.land(index, sent_before)
-            outcome = self.driver.step(self.current)
+            kept = self.steps.kept(position)
+            outcome = self.driver.step(Before(position, self.timeline.members_at(position, handed=False),
+                                              self.timeline.failed_at(position), kept and kept.now))
             if self.driver.one_command and outcome.done:
                 landed = self.race.land(index, sent_before + outcome.round_trips)
         except BaseException:
@@ -112,16 +122,19 @@ class Stepper:
             self._started = False
             raise
         self.timeline.commit(index, outcome.members, outcome.failed)
-        self.steps.append(self._step(index, outcome, landed))
+        holder = holder_events(index, self.driver, outcome, self.timeline.members_at(index, handed=False))
+        self.steps.add(Kept(self.shared.one(outcome.lines), outcome.calls, outcome.now, outcome.reply, outcome.error,
+                            outcome.done, outcome.notes, outcome.locals,
+                            (*holder, *landed) if self.driver.one_command else (*landed, *holder),
+                            sent_before + outcome.round_trips))
         self.position = index
-        return self.current
 
     def back(self) -> Step:
         """Undo the last step in the store itself and show the one before."""
         if self.position == 0:
             return self.current
         self.timeline.undo(self.position)
-        del self.steps[self.position:]  # dropped before the rewind, so its views need not copy what they show
+        self.steps.cut(self.position)  # dropped before the rewind, so its views need not copy what they show
         self.timeline.rewind(self.position)
         self.position -= 1
         self.race.rewind(self.position)
@@ -136,22 +149,22 @@ class Stepper:
 
     def end(self) -> Step:
         """Run every remaining step (a learner's script may take more steps than the batch has members)."""
-        while not self.current.done:
+        while not self.finished:
             self.run_to(max(self.count, self.position + 1))
         return self.current
 
     def run_to(self, target: int) -> Step:
         """Run forward to step ``target`` (or the end); a long run goes ahead in pipelines (see ahead.Ahead), and a
         step the store answered otherwise than the run-ahead fed it is taken back and run again, command by command."""
-        while self.position < target and not self.current.done:
+        while self.position < target and not self.finished:
             if target - self.position < AHEAD_FROM or self.race.waiting():
-                self.forward()
+                self._forward()
                 continue
             ahead = self._lane.ahead = Ahead(self.client, self.queue, self.held)
             try:
-                while self.position < target and not self.current.done and ahead.wrong is None:
+                while self.position < target and not self.finished and ahead.wrong is None:
                     ahead.step = self.position + 1
-                    self.forward()
+                    self._forward()
                     if ahead.full:
                         ahead.flush()
                 ahead.flush()
@@ -160,27 +173,8 @@ class Stepper:
             if ahead.wrong is not None:
                 while self.position >= ahead.wrong:
                     self.back()
-                self.forward()
+                self._forward()
         return self.current
-
-    def _step(self, index: int, outcome: Outcome, landed: list[Event]) -> Step:
-        driver = self.driver
-        changed = {call.sent[1] for call in outcome.calls if is_write(call.sent)}
-        if any(event.moved for event in landed):
-            changed |= {keyspace.queue_key(self.queue, name).encode() for name in ("active", "pending")}
-        members = self.timeline.members_at(index)
-        holder = holder_events(index, driver, outcome, members)
-        events = (*holder, *landed) if driver.one_command else (*landed, *holder)
-        return Step(index=index, count=driver.count, wire=self.wire, title=driver.title(index, outcome.done,
-                    outcome.error), source=driver.source, code=driver.code, lines=self.shared.one(outcome.lines),
-                    focus=focus(outcome.lines, driver.marked()), calls=outcome.calls,
-                    members=members, failed=self.timeline.failed_at(index),
-                    clocks=self.timeline.clocks_at(index), raised=self.timeline.raised_at(index),
-                    now=outcome.now, lease_ms=self.lease_ms, command=self.command, reply=outcome.reply,
-                    error=outcome.error, done=outcome.done, changed=self.shared.one(frozenset(changed)),
-                    notes=(*outcome.notes, *((ATOMIC_OFF,) if self.stepped_only and outcome.done else ())),
-                    mode=self.mode, round_trips=self.current.round_trips + outcome.round_trips, events=events,
-                    locals=outcome.locals)
 
     def reap_next(self) -> Event:
         """Ask the reaper to reap the next member not yet checked: it lands after the batch returns (the server runs
@@ -191,8 +185,10 @@ class Stepper:
         """The race so far, in order: the holder's commands and the reaper's moves, up to the step on screen."""
         one = self.driver.one_command
         events = list(self.race.waits_at(0, one))
-        for step in self.steps[1: self.position + 1]:
-            events += [*step.events, *self.race.waits_at(step.index, one)]
+        for index in range(1, self.position + 1):
+            kept = self.steps.kept(index)
+            assert kept is not None
+            events += [*kept.events, *self.race.waits_at(index, one)]
         return tuple(events)
 
     def handle_answer(self) -> tuple[tuple[int, ...], Any]:

@@ -65,9 +65,11 @@ class Timeline:
         self._undo: list[list[Undo]] = [[]]
         self._handed: Handed[MembersAt] = Handed()
 
-    def members_at(self, step: int) -> MembersAt:
-        """The members as they stood after ``step``."""
-        return self._handed.add(MembersAt(self._history, step), step)
+    def members_at(self, step: int, handed: bool = True) -> MembersAt:
+        """The members as they stood after ``step``; ``handed=False`` for a look that is dropped before the
+        timeline next changes (a rewind would else have it copy what it shows)."""
+        view = MembersAt(self._history, step)
+        return self._handed.add(view, step) if handed else view
 
     def failed_at(self, step: int) -> Prefix[str]:
         """The failed ids as they stood after ``step``."""

@@ -11,7 +11,7 @@ from ..echo_mq.connector import raw
 from ..echo_mq.scripts import marker_lines
 from .driver import Batch, Outcome, register
 from .lua_driver import LUA_MARKS, LuaDriver
-from .model import Step
+from .model import Before
 from .outcome import Verdict
 
 WHAT_IF_NAME = "extend_locks_no_guard"
@@ -42,7 +42,7 @@ class GuardOffDriver(LuaDriver):
     def script_for(self, batch: Batch) -> scripts.Script:
         return what_if_script()
 
-    def step(self, before: Step) -> Outcome:
+    def step(self, before: Before) -> Outcome:
         """The real script's step, and a note when a re-scored member is in pending too (read with LPOS)."""
         outcome = super().step(before)
         store = self._batch.store
