@@ -55,3 +55,51 @@ def test_a_prefix_held_across_a_rewind_shows_what_it_showed_and_a_shorter_one_st
     assert list(early) == ["JOB02"]
     assert list(grown.at(3)) == ["JOB02", "JOB03"]
     assert early._items is grown._items, "a prefix the rewind did not cut still reads the shared list"
+
+
+def test_a_long_move_makes_only_the_steps_that_are_read_and_they_show_what_a_step_at_a_time_shows(fake_store,
+                                                                                                   monkeypatch):
+    from emq_dive.engine.stepper import Stepper
+    from emq_dive.engine.stepper.step_log import StepMaker
+    from tests.test_stepper import build, same_step
+
+    held = build(fake_store, ["live", "stale", "gone", "live"] * 10).held
+    made: list[int] = []
+    make = StepMaker.__call__
+    monkeypatch.setattr(StepMaker, "__call__", lambda self, index, kept: made.append(index) or make(self, index, kept))
+    stepper = Stepper(fake_store, held, 30_000)
+    stepper.end()
+    assert made == [40], "End makes the one step it ends on"
+    assert stepper.steps[17] is stepper.steps[17], "a step read again is the one made before"
+    assert made == [40, 17]
+    read = [stepper.steps[index] for index in range(41)]
+    stepper.home()
+    for index in range(1, 41):
+        same_step(stepper.forward(), read[index], clock_too=False)
+    assert stepper.current.index == 40 and stepper.finished
+
+
+def test_the_race_read_from_the_steps_that_hold_events_is_the_race_read_step_by_step(fake_store):
+    from emq_dive.engine.stepper import Stepper
+    from tests.test_stepper import build
+
+    stepper = Stepper(fake_store, build(fake_store, ["live"] * 10).held, 30_000)
+
+    def walked() -> tuple:
+        one = stepper.driver.one_command
+        events = list(stepper.race.waits_at(0, one))
+        for step in stepper.steps[1: stepper.position + 1]:
+            events += [*step.events, *stepper.race.waits_at(step.index, one)]
+        return tuple(events)
+
+    seen = []
+    for index in range(1, 11):
+        stepper.forward()
+        if index in (2, 5):
+            stepper.reap_next()
+        seen.append(stepper.race_events())
+        assert seen[-1] == walked()
+    assert [event.kind for event in seen[-1]] == ["sends", "waits", "waits", "returns", "lands", "lands"]
+    stepper.back()
+    stepper.back()
+    assert stepper.race_events() == walked() == seen[7]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, overload
@@ -72,16 +73,21 @@ class StepLog(Sequence[Step]):
         self._kept: list[Kept] = []
         self._made: dict[int, Step] = {}
         self._make = make
+        self._eventful: list[int] = []
+        """The steps that hold events, in order: the race reads these, not every step."""
 
     def add(self, kept: Kept) -> None:
         """Record the next step."""
         self._kept.append(kept)
+        if kept.events:
+            self._eventful.append(len(self._kept))
 
     def cut(self, length: int) -> None:
         """Keep only the first ``length`` steps (the handle counts)."""
         if length >= len(self):  # a step forward from the last: nothing to cut
             return
         del self._kept[max(0, length - 1):]
+        del self._eventful[bisect_left(self._eventful, length):]
         for index in [index for index in self._made if index >= length]:
             del self._made[index]
 
@@ -96,6 +102,10 @@ class StepLog(Sequence[Step]):
     def round_trips(self, index: int) -> int:
         """Client commands sent by the end of step ``index``."""
         return self._kept[index - 1].round_trips if index else self._first.round_trips
+
+    def eventful(self, last: int) -> list[int]:
+        """The steps from 1 to ``last`` that hold events, in order."""
+        return self._eventful[:bisect_right(self._eventful, last)]
 
     def calls(self, last: int) -> Iterator[Call]:
         """Every call of steps 1 to ``last``, in order."""

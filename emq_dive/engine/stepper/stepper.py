@@ -185,7 +185,8 @@ class Stepper:
         """The race so far, in order: the holder's commands and the reaper's moves, up to the step on screen."""
         one = self.driver.one_command
         events = list(self.race.waits_at(0, one))
-        for index in range(1, self.position + 1):
+        asked = {request.asked_at for request in self.race.requests if 0 < request.asked_at <= self.position}
+        for index in sorted(asked.union(self.steps.eventful(self.position))):  # not every step: most hold none
             kept = self.steps.kept(index)
             assert kept is not None
             events += [*kept.events, *self.race.waits_at(index, one)]

@@ -23,7 +23,7 @@ def is_write(args: Sequence[bytes]) -> bool:
     return args[0].upper() not in READS and len(args) > 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Undo:
     """What one write replaced: a zset score or a hash field (None when it was absent), or a whole key."""
 
