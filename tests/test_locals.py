@@ -206,3 +206,29 @@ def test_every_stepped_line_is_a_line_of_the_script_that_holds_code(fake_store):
     assert steps[0].lines[:4] == tuple(code[:4]), "the run starts at the script's first line of code"
     assert all(step.lines and set(step.lines) <= set(code) for step in steps)
     assert steps[-1].lines[-1] == code[-1], "and ends at its return"
+
+
+def test_a_replay_after_back_shows_each_step_as_the_run_straight_through_did(fake_store):
+    """After a step back, the run is replayed quietly to where it was; a script that calls twice between its loop
+    header and its row check (the line a step starts on) still shows the same lines, calls and locals on every
+    step (the replay keeps the lines since the loop header, which ran before the last two replies)."""
+    from tests.test_stepper import build, same_step
+
+    base = scripts.extend_locks()
+    pinged_source = base.source.replace("  local id = ARGV[i] -- @member",
+                                        "  local id = ARGV[i] -- @member\n  redis.call('PING')\n  redis.call('PING')")
+    assert pinged_source != base.source
+    held = build(fake_store, ["live", "stale", "gone", "live", "reaped", "live"]).held
+    stepper = Stepper(fake_store, held, LEASE, yours={"extend_locks": scripts.edited(base, pinged_source)})
+    straight = [stepper.current]
+    while not stepper.finished:
+        straight.append(stepper.forward())
+    for back in (1, 3, 5):
+        for _ in range(back):
+            stepper.back()
+        while not stepper.finished:
+            step = stepper.forward()
+            one = straight[step.index]
+            same_step(step, one, clock_too=False)
+            assert (step.calls, step.locals) == (one.calls, one.locals), f"step {step.index} after {back} back"
+    assert any(call.sent == (b"PING",) for call in straight[2].calls)

@@ -1,9 +1,9 @@
 -- The stepping harness: it runs one script a redis.call at a time in a coroutine, as Valkey's LDB sees it.
 -- Globals set before it loads: BUDGET, STRIDE and RUNAWAY (the runaway guard), LDB_LINE (LDB's maxlen for a
 -- printed local) and KEYFRAME (every how many frames one is sent whole).
--- Returns start(source, chunkname, KEYS, ARGV, returns) -> resume(reply), take(): resume hands the script its last
--- command's reply and returns what it wants next, ('call', line, args, watched, frame) or ('done', ...) at its
--- return; take gives the source lines run since the last take.
+-- Returns start(source, chunkname, KEYS, ARGV, returns) -> resume(reply), take(), hush(on, cut): resume hands the
+-- script its last command's reply and returns what it wants next, ('call', line, args, watched, frame) or
+-- ('done', ...) at its return; take gives the source lines run since the last take; hush quiets a replay.
 local format, byte, find, gsub, sub = string.format, string.byte, string.find, string.gsub, string.sub
 local concat, getinfo = table.concat, debug.getinfo
 local LINE, DEPTH, EVERY = LDB_LINE, 18, KEYFRAME  -- LDB's maxlen, its LDB_MAX_VALUES_DEPTH, a whole frame
@@ -141,8 +141,9 @@ local function start(source, chunkname, keys, argv, returns)
     local info = getinfo(func, 'S')
     for n = info.linedefined, math.min(info.lastlinedefined, last_line) do shared[n] = true end
   end
-  local spent = 0
-  debug.sethook(co, function(event, line)
+  local spent, hushed, cut_at = 0, false, 0
+  local last  -- the locals of the call before, by position: names, printed texts and values
+  local function hook(event, line)
     -- the budget: each line run costs 1, each STRIDE instructions STRIDE; a runaway stops here, sent nowhere
     spent = spent + (event == 'count' and STRIDE or 1)
     if spent > BUDGET then
@@ -152,14 +153,24 @@ local function start(source, chunkname, keys, argv, returns)
     end
     if event == 'line' then
       if line > last_line or shared[line] and ours[getinfo(2, 'f').func] then return end
+      if hushed and line == cut_at then trace = {} end  -- a replay keeps only the lines since the step's start
       trace[#trace + 1] = line
+      if hushed then return end
       -- a return line's locals are read as LDB stops there, before it runs: in a return hook, the hook's own
       -- call frame has overwritten the registers above the values returned
       if returns[line] then final_line, final_names, final_texts = line, printed(nil, 2) end
     elseif event == 'return' and getinfo(2, 'f').func == chunk then
       final = watched(nil, 2)
     end
-  end, 'lr', STRIDE)
+  end
+  debug.sethook(co, hook, 'lr', STRIDE)
+  -- a replay of recorded replies runs hushed: no locals read, and only the lines since the last pass through
+  -- line ``cut`` kept (none at all when it is 0); once it is over, the next call's locals are sent whole
+  local function hush(on, cut)
+    hushed, cut_at = on, cut
+    debug.sethook(co, hook, on and (cut ~= 0 and 'l' or '') or 'lr', STRIDE)
+    if not on then last, framed_count = nil, 0 end
+  end
   local found = 0
   local function caller()  -- the script's function that called redis.call, in the suspended coroutine
     local info = debug.getinfo(co, found, 'S')
@@ -170,10 +181,10 @@ local function start(source, chunkname, keys, argv, returns)
     end
   end
   -- a call's locals are read here, outside the coroutine, where no line hook runs for each line that prints them
-  local last  -- the locals of the call before, by position: names, printed texts and values
   local function resume(reply)
     spent = 0
     local ok, kind, line, args, vars, names, texts, at = coroutine.resume(co, reply)
+    if ok and kind == 'call' and hushed then return ok, kind, line, args end
     if ok and kind == 'call' then
       local names, texts, values, vars = printed(co, caller(), last)
       last = {names = names, texts = texts, values = values}
@@ -183,6 +194,6 @@ local function start(source, chunkname, keys, argv, returns)
     return ok, kind, line, args, vars
   end
   local function take() local lines = trace; trace = {}; return lines end
-  return resume, take
+  return resume, take, hush
 end
 return start

@@ -37,7 +37,7 @@ class Local:
         return ldb_numbers(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Locals:
     """The script's locals where it called ``redis.call`` (or returned), read from the running Lua with
     ``debug.getlocal``; kept as what changed since the frame before, so a 100,000-member run stays small."""
@@ -50,6 +50,16 @@ class Locals:
     own ``%.14g``), all NUL-separated."""
     base: Locals | None = None
     """The frame before, whose locals this one's unsent ones are (None for a whole frame: one in KEYFRAME)."""
+
+    def __eq__(self, other: object) -> bool:
+        """Two frames are equal when they show the same locals, marked alike, at the same line, however each is kept
+        (a replayed run sends whole a frame that a run straight through sent as what changed)."""
+        if not isinstance(other, Locals):
+            return NotImplemented
+        return self is other or (self.line == other.line and self.shown == other.shown)
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.shown))
 
     def _sent(self) -> tuple[int, list[tuple[int, bool, str, str]]]:
         parts = self.raw[1:].decode("latin-1").split("\0")

@@ -52,8 +52,8 @@ class LuaRun:
         start = self._lua.globals().loadstring(_harness_chunk())()
         table = self._lua.table_from
         returns = {n: True for n, text in enumerate(source.splitlines(), 1) if text.lstrip().startswith("return")}
-        self._resume, self._take = start(source.encode(), f"={name}".encode(), table(list(keys)), table(list(argv)),
-                                         table(returns))
+        self._resume, self._take, self._hush = start(source.encode(), f"={name}".encode(), table(list(keys)),
+                                                     table(list(argv)), table(returns))
         self.now: int | None = None
         self._failed: Any = None
         self._frames: list[Locals] = []
@@ -62,6 +62,13 @@ class LuaRun:
     def lines(self) -> list[int]:
         """Source lines executed since the last call."""
         return [int(line) for line in self._take().values()]
+
+    def hush(self, on: bool, cut: int = 0) -> None:
+        """Quiet a replay of recorded replies (``on``): no locals are read, and only the lines since the last pass
+        through line ``cut`` are kept (none when it is 0); once it is over, the next call's locals come whole."""
+        self._hush(on, cut)
+        if not on:
+            self._last = None
 
     def frames(self) -> list[Locals]:
         """The script's locals at each call it asked for (and at its return) since the last ``frames``, in order."""
@@ -81,10 +88,11 @@ class LuaRun:
                            None if shown[:1] == b"k" else self._last)
             self._frames.append(frame)
             self._last = frame
-        if local[b"now"] is not None:
-            self.now = int(local[b"now"])
-        if local[b"failed"] is not None:
-            self._failed = local[b"failed"]
+        if local is not None:  # a hushed call reads no locals
+            if local[b"now"] is not None:
+                self.now = int(local[b"now"])
+            if local[b"failed"] is not None:
+                self._failed = local[b"failed"]
         if kind == b"done":
             return "done", 0, self.from_lua(value)
         self._calls += 1
