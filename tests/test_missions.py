@@ -276,3 +276,17 @@ def test_a_state_that_cannot_be_written_says_so_and_the_mission_is_still_met(sto
     ran, _frame = session.run_fate("stale")
     met = tracker.observe(Seen(answers=ran.answers))
     assert met is not None and "not saved" in met.unsaved and tracker.met_now
+
+
+def test_a_frame_of_the_run_under_way_is_seen_with_every_call_up_to_its_step(store):
+    session = Session(store, LESSON)
+    session.open(0)
+    third = session.goto(3)
+    assert session.stepper is not None
+    expected = tuple(call for index in (1, 2, 3) for call in session.stepper.steps[index].calls)
+    assert len(expected) > len(third.step.calls) and mp.seen_frame(session, third).run_calls == expected
+    session.goto(1)
+    again = session.goto(3)  # the same steps run again: the older frame is no longer the run's own
+    assert mp.seen_frame(session, third).run_calls == third.step.calls
+    assert mp.seen_frame(session, again).run_calls == tuple(
+        call for index in (1, 2, 3) for call in session.stepper.steps[index].calls)

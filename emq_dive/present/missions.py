@@ -173,10 +173,10 @@ def seen_frame(session: Session, frame: Frame, calls: bool = True) -> Seen:
     if not calls:
         return Seen(frame=frame)
     stepper = session.stepper
-    steps = list(stepper.steps) if stepper is not None else []
     index = frame.step.index
-    if len(steps) > index and steps[index] is frame.step:
-        run_calls = tuple(call for step in steps[1:index + 1] for call in step.calls)
+    kept = stepper.steps.kept(index) if stepper is not None and 0 < index < len(stepper.steps) else None
+    if stepper is not None and kept is not None and kept.calls is frame.step.calls:  # the run's own step
+        run_calls = tuple(stepper.steps.calls(index))
     else:
         run_calls = frame.step.calls
     return Seen(frame=frame, run_calls=run_calls)
