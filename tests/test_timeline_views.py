@@ -32,6 +32,17 @@ def test_a_rewind_has_only_the_live_views_at_or_past_its_mark_keep() -> None:
     assert [view.kept for view in views] == [1, 1, 1, 1, 1]
 
 
+def test_a_view_handed_at_a_high_mark_holds_one_mark_and_marks_with_none_alive_are_swept() -> None:
+    handed: Handed[Counted] = Handed()
+    live = handed.add(Counted(), 100_000)
+    assert list(handed._marks) == [100_000], "no list for each mark below it"
+    for mark in range(200):
+        handed.add(Counted(), mark)  # each dies at once
+    assert len(handed._marks) < 80 and 100_000 in handed._marks
+    handed.keep(50_000)
+    assert live.kept == 1 and 100_000 not in handed._marks
+
+
 def test_the_dead_views_of_one_mark_are_swept_as_more_are_added() -> None:
     handed: Handed[Counted] = Handed()
     for _ in range(1000):

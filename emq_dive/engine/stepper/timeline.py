@@ -71,9 +71,9 @@ class Timeline:
         view = MembersAt(self._history, step)
         return self._handed.add(view, step) if handed else view
 
-    def failed_at(self, step: int) -> Prefix[str]:
-        """The failed ids as they stood after ``step``."""
-        return self._failed.at(step)
+    def failed_at(self, step: int, handed: bool = True) -> Prefix[str]:
+        """The failed ids as they stood after ``step``; ``handed=False`` as for ``members_at``."""
+        return self._failed.at(step) if handed else self._failed.peek(step)
 
     def clocks_at(self, step: int) -> Prefix[int]:
         """The single calls' own clock reads as they stood after ``step``."""

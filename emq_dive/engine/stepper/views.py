@@ -119,6 +119,10 @@ class Grown(Generic[T]):
             last = self._last = self._handed.add(Prefix(self._items, count), count)
         return last
 
+    def peek(self, step: int) -> Prefix[T]:
+        """The items as they stood after ``step``, untracked: for a look dropped before the list next changes."""
+        return Prefix(self._items, self._counts[step])
+
     def grow(self, items: Iterable[T]) -> None:
         """Add the items of the next step (nothing is fine: the step still counts)."""
         self._items.extend(items)
@@ -148,14 +152,20 @@ class Handed(Generic[V]):
     __slots__ = ("_marks",)
 
     def __init__(self) -> None:
-        self._marks: list[list[weakref.ref[V]]] = []
+        self._marks: dict[int, list[weakref.ref[V]]] = {}
+        """The views by mark, only the marks views were handed at (a view of step 100,000 makes no list for each
+        step below it)."""
 
     def add(self, view: V, mark: int) -> V:
         """Track ``view``, which a rewind to ``mark`` or below would change; return it."""
         marks = self._marks
-        if mark >= len(marks):
-            marks.extend([] for _ in range(mark + 1 - len(marks)))
-        refs = marks[mark]
+        refs = marks.get(mark)
+        if refs is None:
+            refs = marks[mark] = []
+            if len(marks) >= 64 and not len(marks) & (len(marks) - 1):  # at 64, 128, …: marks with none alive go
+                for dead in [m for m, rs in marks.items() if all(ref() is None for ref in rs)]:
+                    del marks[dead]
+                refs = marks.setdefault(mark, [])
         if len(refs) >= 4 and not len(refs) & (len(refs) - 1):  # at 4, 8, 16, …: the dead ones swept out
             refs[:] = [ref for ref in refs if ref() is not None]
         refs.append(weakref.ref(view))
@@ -163,8 +173,7 @@ class Handed(Generic[V]):
 
     def keep(self, since: int) -> None:
         """Have each live view marked ``since`` or later copy its items out, and stop tracking them."""
-        for refs in self._marks[since:]:
-            for ref in refs:
+        for mark in [mark for mark in self._marks if mark >= since]:
+            for ref in self._marks.pop(mark):
                 if (view := ref()) is not None:
                     view.keep()
-        del self._marks[since:]
