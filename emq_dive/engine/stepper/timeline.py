@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,7 +59,10 @@ class Timeline:
         self._client = client
         self._history: list[list[tuple[int, Member]]] = [
             [(0, Member(i, job_id, str(token)))] for i, (job_id, token) in enumerate(held)]
-        self._touched: list[list[int]] = [[]]
+        self._touched: list[int] = []
+        """The members each step changed, step after step (mostly one a step: no list of its own for each)."""
+        self._touched_from = array("l", [0])
+        """Where each step's members start in ``_touched``, from step 0 (which changed none)."""
         self._failed: Grown[str] = Grown()
         self._clocks: Grown[int] = Grown()
         self._raised: Grown[int] = Grown()
@@ -86,14 +90,14 @@ class Timeline:
     def open(self) -> None:
         """Start recording the next step."""
         self._undo.append([])
-        self._touched.append([])
+        self._touched_from.append(len(self._touched))
 
     def commit(self, step: int, members: Iterable[Member], failed: Iterable[str]) -> None:
         """Record the member states and failed ids of ``step``, the one just opened."""
         clocks, raised = [], []
         for member in members:
             self._history[member.index].append((step, member))
-            self._touched[step].append(member.index)
+            self._touched.append(member.index)
             if member.now is not None:
                 clocks.append(member.now)
             if member.verdict is Verdict.RAISED:
@@ -156,8 +160,10 @@ class Timeline:
     def rewind(self, step: int) -> None:
         """Forget what the timeline recorded at ``step``, the last one it holds."""
         self._handed.keep(step)  # a view of this step would show there what a later run records
-        for index in reversed(self._touched.pop(step)):
+        start = self._touched_from[step]
+        for index in reversed(self._touched[start:]):
             self._history[index].pop()
+        del self._touched[start:], self._touched_from[step:]
         self._undo.pop(step)
         for grown in (self._failed, self._clocks, self._raised):
             grown.rewind(step)
