@@ -197,13 +197,11 @@ def drive_lua(run: LuaRun, pending: Pending, batch: Batch, source: str,
     """Send each command the stepped script asks for and feed it the reply, until it returns or raises, or until
     ``stop`` says the next command belongs to the next step: where it stands, the calls, the lines it ran."""
     calls: list[Call] = []
-    lines: list[int] = []
     while pending[0] == "call" and not stop(pending[2]):
         call = send(batch, source, pending[1], pending[2])
         calls.append(call)
         pending = run.advance(call.reply)
-        lines += run.lines()
-    return pending, calls, lines
+    return pending, calls, run.lines()  # the run keeps the lines until taken: once a step, not once a call
 
 
 def focus(lines: Sequence[int], marked: Collection[int]) -> int | None:
