@@ -41,6 +41,26 @@ def test_each_run_to_the_end_gets_its_own_check():
     assert end.agreement.stepped_now == end.step.now
 
 
+def test_a_finished_run_is_checked_once_however_many_other_steps_are_read():
+    """The session knows the end it checked by the step's record, not by a made Step the log may make again."""
+    store = open_store("fakeredis", clock=Clock(), run_id="0" * 40)
+    try:
+        session = Session(store, load("batches-03"), batch=("live", "stale") * 50)
+        with store.io():
+            session.open(0)
+            end = session.goto(100)
+            assert session.stepper is not None
+            for index in range(1, 100):  # more than the log keeps made
+                session.stepper.steps[index]
+            again = session.frame()
+            session.goto(99)
+            replay = session.goto(100)
+    finally:
+        store.close()
+    assert end.run == 1 and again.run == 1 and again.agreement is end.agreement
+    assert replay.run == 2, "a step run again is checked again"
+
+
 @asynctest
 async def test_the_agreement_line_names_the_run_it_checked_after_home_and_end():
     clock = Clock()

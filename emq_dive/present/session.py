@@ -15,6 +15,7 @@ from ..engine.fate_table import fate
 from ..engine.fates.setups import build_batch
 from ..engine.stepper import MODES, Agreement, Check, Event, Judged, ModeRefused, Predictions, Step, Stepper, choices
 from ..engine.stepper.modes import choose
+from ..engine.stepper.step_log import Kept
 from ..engine.stores.protocol import StoreLike
 from . import store_view
 from .play_to import Breakpoints
@@ -90,7 +91,8 @@ class Session:
         self.held: tuple[tuple[str, int], ...] = ()
         self._ids: tuple[tuple[tuple[str, int], ...], list[str]] = ((), [])  # held's ids, made once per held list
         self._agreement: Agreement | None = None
-        self._checked: Step | None = None
+        self._checked: Kept | None = None
+        """The record of the finished step last checked (a step run again is a new record, and gets its own check)."""
         self._answer = ""
         self._runs = 0
         self._early: Future[Frame] | None = None
@@ -183,13 +185,13 @@ class Session:
         stepper = self.stepper
         assert stepper is not None
         step = stepper.current
-        unchecked = step.done and self._checked is not step
+        ran = stepper.steps.kept(stepper.position)
+        unchecked = step.done and (ran is None or self._checked is not ran)
         checking = unchecked and not check
         if unchecked and check:
-            # a step the stepper ran again is a new Step: each run to the end gets its own check
             self._agreement = stepper.verify()
             self._answer = answer_text(stepper.handle_answer()[1])
-            self._checked = step
+            self._checked = ran
             self._runs += 1
         if self._ids[0] is not self.held:
             self._ids = self.held, [job for job, _ in self.held]

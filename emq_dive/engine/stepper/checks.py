@@ -41,8 +41,8 @@ def failed_reason(member: Member) -> Reason | None:
 
 
 _REASONS = tuple(Reason)
-"""The reasons in the order of the checks that give them (iterating the Enum itself is slow, and this runs a
-member)."""
+"""The reasons in the order of the checks that give them (iterating the Enum itself is slow, and this runs once
+a member)."""
 
 
 def refusal(checks: tuple[Checked, Checked, Checked]) -> Reason | None:

@@ -106,7 +106,8 @@ class Stepper:
             landed = [] if self.driver.one_command else self.race.land(index, sent_before)
             kept = self.steps.kept(position)
             outcome = self.driver.step(Before(position, self.timeline.members_at(position, handed=False),
-                                              self.timeline.failed_at(position, handed=False), kept and kept.now))
+                                              self.timeline.failed_at(position, handed=False),
+                                              None if kept is None else kept.now))
             if self.driver.one_command and outcome.done:
                 landed = self.race.land(index, sent_before + outcome.round_trips)
         except BaseException:

@@ -161,11 +161,10 @@ class Handed(Generic[V]):
         marks = self._marks
         refs = marks.get(mark)
         if refs is None:
-            refs = marks[mark] = []
             if len(marks) >= 64 and not len(marks) & (len(marks) - 1):  # at 64, 128, …: marks with none alive go
                 for dead in [m for m, rs in marks.items() if all(ref() is None for ref in rs)]:
                     del marks[dead]
-                refs = marks.setdefault(mark, [])
+            refs = marks[mark] = []
         if len(refs) >= 4 and not len(refs) & (len(refs) - 1):  # at 4, 8, 16, …: the dead ones swept out
             refs[:] = [ref for ref in refs if ref() is not None]
         refs.append(weakref.ref(view))
